@@ -1,0 +1,1 @@
+"""OpenCL C kernel sources, shipped as package data (one folder per family)."""

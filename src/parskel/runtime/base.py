@@ -1,0 +1,250 @@
+"""The backend interface: what every layer above the runtime may use of a device.
+
+A backend (OpenCL, CUDA) implements :class:`Backend` and :class:`Device`; buffers, programs,
+kernels and events are opaque handles created by its device. Code above ``parskel.runtime``
+never touches PyOpenCL or CuPy objects directly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import DeviceMemoryError
+from .geometry import Size
+from .sources import Defines, Source
+from .timing import Event, Recorder
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """Everything parskel knows about a device. Sizes in bytes, clock in MHz."""
+
+    id: str
+    backend: str
+    name: str
+    vendor: str
+    type: str  # "gpu", "cpu" or "accelerator"
+    platform: str
+    platform_version: str
+    version: str
+    driver_version: str
+    compute_units: int
+    clock_mhz: int
+    global_mem_bytes: int
+    max_alloc_bytes: int
+    local_mem_bytes: int
+    max_work_group_size: int
+    max_work_item_sizes: tuple[int, ...]
+    preferred_vector_widths: dict[str, int]
+    fp64: bool
+    extensions: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Buffer:
+    """Device memory of ``nbytes`` bytes. ``handle`` is the backend's object."""
+
+    __slots__ = ("device", "nbytes", "handle")
+
+    def __init__(self, device: Device, nbytes: int, handle: Any) -> None:
+        self.device = device
+        self.nbytes = nbytes
+        self.handle = handle
+
+    def __repr__(self) -> str:
+        return f"Buffer({self.nbytes} bytes on {self.device.id})"
+
+
+@dataclass(frozen=True)
+class Local:
+    """A kernel argument that reserves ``nbytes`` of local (shared) memory per work-group."""
+
+    nbytes: int
+
+
+class Kernel(ABC):
+    """A compiled entry point of a program."""
+
+    name: str
+
+    @property
+    @abstractmethod
+    def max_work_group_size(self) -> int:
+        """The largest work-group this kernel can run with on its device."""
+
+
+class Program(ABC):
+    """A built program; kernels are looked up by name."""
+
+    source: Source
+
+    @abstractmethod
+    def kernel(self, name: str) -> Kernel:
+        """The kernel ``name``; raises ``KeyError`` listing the kernels if it does not exist."""
+
+
+class Device(ABC):
+    """One compute device of one backend, with its own in-order, profiling queue."""
+
+    info: DeviceInfo
+
+    def __init__(self, info: DeviceInfo) -> None:
+        self.info = info
+        self._recorders: list[Recorder] = []
+
+    # identity -----------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def backend(self) -> str:
+        return self.info.backend
+
+    @property
+    def type(self) -> str:
+        return self.info.type
+
+    def __repr__(self) -> str:
+        return f"<Device {self.id}: {self.name} ({self.type}, {self.info.platform})>"
+
+    def __str__(self) -> str:
+        return f"{self.id}: {self.name} ({self.type}, {self.info.platform})"
+
+    # memory -------------------------------------------------------------------------------
+    def alloc(self, nbytes: int) -> Buffer:
+        """A new uninitialised buffer. Raises :class:`DeviceMemoryError` naming the sizes."""
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise ValueError(f"cannot allocate {nbytes} bytes")
+        if nbytes > self.info.max_alloc_bytes:
+            raise DeviceMemoryError(
+                f"{self.id} cannot hold one buffer of {_size(nbytes)}: its largest allocation "
+                f"is {_size(self.info.max_alloc_bytes)} (global memory {_size(self.info.global_mem_bytes)})"
+            )
+        return self._alloc(nbytes)
+
+    def to_device(self, host: np.ndarray) -> Buffer:
+        """A new buffer holding a copy of ``host`` (upload enqueued, not awaited)."""
+        host = np.ascontiguousarray(host)
+        buffer = self.alloc(host.nbytes)
+        self.upload(buffer, host)
+        return buffer
+
+    @abstractmethod
+    def _alloc(self, nbytes: int) -> Buffer: ...
+
+    @abstractmethod
+    def upload(self, buffer: Buffer, host: np.ndarray, *, offset: int = 0, wait: bool = False) -> Event:
+        """Copy a C-contiguous host array into ``buffer`` at byte ``offset``; non-blocking by default.
+
+        A non-blocking upload keeps a reference to ``host`` until it completes; the caller must
+        not modify ``host`` before then.
+        """
+
+    @abstractmethod
+    def download(self, buffer: Buffer, out: np.ndarray, *, offset: int = 0, wait: bool = True) -> Event:
+        """Copy ``out.nbytes`` bytes from ``buffer`` at byte ``offset`` into ``out``; blocking by default."""
+
+    @abstractmethod
+    def copy(self, dst: Buffer, src: Buffer, nbytes: int | None = None, *,
+             src_offset: int = 0, dst_offset: int = 0) -> Event:
+        """Device-to-device copy of ``nbytes`` (default: all of ``src``)."""
+
+    @abstractmethod
+    def fill(self, buffer: Buffer, value: np.generic, nbytes: int | None = None, *, offset: int = 0) -> Event:
+        """Fill ``buffer`` with copies of the scalar ``value`` (its dtype gives the pattern)."""
+
+    @abstractmethod
+    def upload_padded(self, host: np.ndarray, padded_shape: tuple[int, int], fill: np.generic | None = None) -> Buffer:
+        """A buffer of ``padded_shape`` holding the 2D ``host`` at its top-left, the rest ``fill`` (zero).
+
+        The rectangular copy of seed 000's matrix padding.
+        """
+
+    @abstractmethod
+    def download_trimmed(self, buffer: Buffer, padded_shape: tuple[int, int], out: np.ndarray) -> Event:
+        """Copy the top-left ``out.shape`` block of a 2D padded buffer into ``out`` (blocking)."""
+
+    # programs -----------------------------------------------------------------------------
+    @abstractmethod
+    def build(self, source: Source, defines: Defines | None = None) -> Program:
+        """Build ``source`` with ``-D`` defines; cached per process and on disk.
+
+        Raises :class:`parskel.errors.BuildError` with the compiler's message and source lines.
+        """
+
+    def program(self, path: str, defines: Defines | None = None) -> Program:
+        """Build the package kernel file ``path`` (e.g. ``"intro/saxpy.cl"``)."""
+        return self.build(Source.load(path), defines)
+
+    @abstractmethod
+    def launch(self, kernel: Kernel, global_size: Size, local_size: Size | None, *args: Any) -> Event:
+        """Enqueue ``kernel`` over ``global_size`` work-items in groups of ``local_size``.
+
+        Arguments are :class:`Buffer`, :class:`Local` or NumPy scalars (``np.int32(5)``), which
+        fix the C type. The geometry is checked first: a size the device or the kernel cannot
+        run raises :class:`parskel.errors.LaunchError` before anything is enqueued.
+        """
+
+    @abstractmethod
+    def finish(self) -> None:
+        """Block until every enqueued command has completed."""
+
+    # timing -------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def record(self) -> Iterator[Recorder]:
+        """Collect the events enqueued inside the block; ``recorder.timing`` afterwards.
+
+        >>> with dev.record() as rec:          # doctest: +SKIP
+        ...     result = parskel.scan(x, device=dev)
+        >>> rec.timing.kernel                  # doctest: +SKIP
+        """
+        recorder = Recorder()
+        self._recorders.append(recorder)
+        recorder.start()
+        try:
+            yield recorder
+        finally:
+            self._recorders.remove(recorder)
+            recorder.stop()
+
+    def _track(self, event: Event) -> Event:
+        for recorder in self._recorders:
+            recorder.add(event)
+        return event
+
+
+class Backend(ABC):
+    """A family of devices (OpenCL, CUDA)."""
+
+    name: str
+
+    @abstractmethod
+    def available(self) -> tuple[bool, str]:
+        """Whether the backend can be used here, and why not."""
+
+    @abstractmethod
+    def discover(self) -> Sequence[Device]:
+        """Every device of this backend, in a stable order."""
+
+
+def _size(nbytes: int) -> str:
+    value = float(nbytes)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError

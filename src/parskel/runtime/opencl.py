@@ -1,0 +1,376 @@
+"""The OpenCL backend, through PyOpenCL. The only module of parskel that imports pyopencl."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import DeviceMemoryError, LaunchError, ParskelError
+from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program
+from .geometry import Size, check_launch
+from .sources import Defines, Source, define_options
+from .timing import Event, EventKind
+
+try:
+    import pyopencl as cl
+except ImportError as exc:  # pragma: no cover - pyopencl is a hard dependency
+    cl = None
+    _IMPORT_ERROR = str(exc)
+else:
+    _IMPORT_ERROR = ""
+
+_MEMORY_CODES = {"MEM_OBJECT_ALLOCATION_FAILURE", "OUT_OF_RESOURCES", "OUT_OF_HOST_MEMORY"}
+_LAUNCH_CODES = {"INVALID_WORK_GROUP_SIZE", "INVALID_WORK_ITEM_SIZE", "INVALID_GLOBAL_WORK_SIZE"}
+
+
+def cache_dir() -> Path:
+    """Where built program binaries persist between processes (``PARSKEL_CACHE_DIR`` overrides)."""
+    root = os.environ.get("PARSKEL_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "parskel"
+    )
+    return Path(root) / "opencl"
+
+
+class OpenCLEvent(Event):
+    __slots__ = ("kind", "label", "_event")
+
+    def __init__(self, kind: EventKind, label: str, event: Any) -> None:
+        self.kind = kind
+        self.label = label
+        self._event = event
+
+    def wait(self) -> None:
+        if self._event is not None:
+            self._event.wait()
+
+    @property
+    def seconds(self) -> float:
+        if self._event is None:
+            return 0.0
+        self._event.wait()
+        return (self._event.profile.end - self._event.profile.start) * 1e-9
+
+
+class OpenCLKernel(Kernel):
+    def __init__(self, device: OpenCLDevice, handle: Any, name: str) -> None:
+        self.name = name
+        self.handle = handle
+        self._device = device
+        info = cl.kernel_work_group_info
+        self._max_wg = int(handle.get_work_group_info(info.WORK_GROUP_SIZE, device._cl))
+        self.local_mem_bytes = int(handle.get_work_group_info(info.LOCAL_MEM_SIZE, device._cl))
+
+    @property
+    def max_work_group_size(self) -> int:
+        return self._max_wg
+
+
+class OpenCLProgram(Program):
+    def __init__(self, device: OpenCLDevice, handle: Any, source: Source) -> None:
+        self.source = source
+        self._device = device
+        self._handle = handle
+        self._kernels: dict[str, OpenCLKernel] = {}
+
+    def kernel(self, name: str) -> OpenCLKernel:
+        found = self._kernels.get(name)
+        if found is None:
+            names = self._handle.get_info(cl.program_info.KERNEL_NAMES).split(";")
+            if name not in names:
+                raise KeyError(f"{self.source.name} has no kernel {name!r}; it has {sorted(names)}")
+            found = self._kernels[name] = OpenCLKernel(self._device, cl.Kernel(self._handle, name), name)
+        return found
+
+
+class OpenCLDevice(Device):
+    def __init__(self, info: DeviceInfo, handle: Any) -> None:
+        super().__init__(info)
+        self._cl = handle
+        self._ctx: Any = None
+        self._queue: Any = None
+        self._programs: dict[tuple[str, tuple[str, ...]], OpenCLProgram] = {}
+
+    @property
+    def queue(self) -> Any:
+        if self._queue is None:
+            with _translated(self):
+                self._ctx = cl.Context([self._cl])
+                self._queue = cl.CommandQueue(
+                    self._ctx, self._cl, properties=cl.command_queue_properties.PROFILING_ENABLE
+                )
+        return self._queue
+
+    @property
+    def context(self) -> Any:
+        self.queue
+        return self._ctx
+
+    # memory -------------------------------------------------------------------------------
+    def _alloc(self, nbytes: int) -> Buffer:
+        with _translated(self):
+            handle = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(nbytes, 1))
+        return Buffer(self, nbytes, handle)
+
+    def _event(self, kind: EventKind, label: str, event: Any) -> Event:
+        return self._track(OpenCLEvent(kind, label, event))
+
+    def upload(self, buffer: Buffer, host: np.ndarray, *, offset: int = 0, wait: bool = False) -> Event:
+        host = _contiguous(host)
+        _check_range(buffer, offset, host.nbytes)
+        if host.nbytes == 0:
+            return self._event("upload", "upload", None)
+        with _translated(self):
+            ev = cl.enqueue_copy(self.queue, buffer.handle, host, dst_offset=offset, is_blocking=wait)
+        return self._event("upload", f"upload {host.nbytes} B", ev)
+
+    def download(self, buffer: Buffer, out: np.ndarray, *, offset: int = 0, wait: bool = True) -> Event:
+        if not (out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError("download needs a writable C-contiguous output array")
+        _check_range(buffer, offset, out.nbytes)
+        if out.nbytes == 0:
+            return self._event("download", "download", None)
+        with _translated(self):
+            ev = cl.enqueue_copy(self.queue, out, buffer.handle, src_offset=offset, is_blocking=wait)
+        return self._event("download", f"download {out.nbytes} B", ev)
+
+    def copy(self, dst: Buffer, src: Buffer, nbytes: int | None = None, *,
+             src_offset: int = 0, dst_offset: int = 0) -> Event:
+        nbytes = src.nbytes - src_offset if nbytes is None else nbytes
+        _check_range(src, src_offset, nbytes)
+        _check_range(dst, dst_offset, nbytes)
+        if nbytes == 0:
+            return self._event("copy", "copy", None)
+        with _translated(self):
+            ev = cl.enqueue_copy(self.queue, dst.handle, src.handle, byte_count=nbytes,
+                                 src_offset=src_offset, dst_offset=dst_offset)
+        return self._event("copy", f"copy {nbytes} B", ev)
+
+    def fill(self, buffer: Buffer, value: np.generic, nbytes: int | None = None, *, offset: int = 0) -> Event:
+        pattern = np.asarray(value).reshape(1)
+        nbytes = buffer.nbytes - offset if nbytes is None else nbytes
+        _check_range(buffer, offset, nbytes)
+        if nbytes % pattern.nbytes or offset % pattern.nbytes:
+            raise ValueError(f"fill of {nbytes} bytes at {offset} is not a whole number of {pattern.dtype} values")
+        if nbytes == 0:
+            return self._event("fill", "fill", None)
+        with _translated(self):
+            ev = cl.enqueue_fill_buffer(self.queue, buffer.handle, pattern, offset, nbytes)
+        return self._event("fill", f"fill {nbytes} B", ev)
+
+    def upload_padded(self, host: np.ndarray, padded_shape: tuple[int, int], fill: np.generic | None = None) -> Buffer:
+        host = _contiguous(host)
+        rows, cols = _shape2d(host.shape)
+        prow, pcol = padded_shape
+        if prow < rows or pcol < cols:
+            raise ValueError(f"padded shape {padded_shape} is smaller than the array {host.shape}")
+        item = host.dtype.itemsize
+        buffer = self.alloc(prow * pcol * item)
+        self.fill(buffer, fill if fill is not None else host.dtype.type(0))
+        if rows and cols:
+            with _translated(self):
+                ev = cl.enqueue_copy(
+                    self.queue, buffer.handle, host, buffer_origin=(0, 0), host_origin=(0, 0),
+                    region=(cols * item, rows), buffer_pitches=(pcol * item,),
+                    host_pitches=(cols * item,), is_blocking=False,
+                )
+            self._event("upload", f"upload {host.nbytes} B into {padded_shape}", ev)
+        return buffer
+
+    def download_trimmed(self, buffer: Buffer, padded_shape: tuple[int, int], out: np.ndarray) -> Event:
+        rows, cols = _shape2d(out.shape)
+        prow, pcol = padded_shape
+        item = out.dtype.itemsize
+        if prow < rows or pcol < cols or buffer.nbytes < prow * pcol * item:
+            raise ValueError(f"cannot read {out.shape} out of a {padded_shape} buffer of {buffer.nbytes} B")
+        if not (out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError("download needs a writable C-contiguous output array")
+        if not (rows and cols):
+            return self._event("download", "download", None)
+        with _translated(self):
+            ev = cl.enqueue_copy(
+                self.queue, out, buffer.handle, buffer_origin=(0, 0), host_origin=(0, 0),
+                region=(cols * item, rows), buffer_pitches=(pcol * item,),
+                host_pitches=(cols * item,), is_blocking=True,
+            )
+        return self._event("download", f"download {out.nbytes} B from {padded_shape}", ev)
+
+    # programs -----------------------------------------------------------------------------
+    def build(self, source: Source, defines: Defines | None = None) -> OpenCLProgram:
+        options = tuple(define_options(defines))
+        key = (source.digest, options)
+        program = self._programs.get(key)
+        if program is not None:
+            return program
+        target = cache_dir()
+        target.mkdir(parents=True, exist_ok=True)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+                handle = cl.Program(self.context, source.text).build(
+                    options=list(options), cache_dir=str(target)
+                )
+        except cl.RuntimeError as exc:
+            raise source.build_error(_build_log(str(exc))) from None
+        program = self._programs[key] = OpenCLProgram(self, handle, source)
+        return program
+
+    def launch(self, kernel: Kernel, global_size: Size, local_size: Size | None, *args: Any) -> Event:
+        assert isinstance(kernel, OpenCLKernel)
+        gsize, lsize = check_launch(
+            global_size, local_size,
+            max_work_group_size=min(kernel.max_work_group_size, self.info.max_work_group_size),
+            max_work_item_sizes=self.info.max_work_item_sizes,
+            kernel_name=kernel.name,
+        )
+        cl_args = [_argument(kernel.name, i, a) for i, a in enumerate(args)]
+        local_bytes = kernel.local_mem_bytes + sum(a.nbytes for a in args if isinstance(a, Local))
+        if local_bytes > self.info.local_mem_bytes:
+            raise LaunchError(
+                f"kernel {kernel.name} needs {local_bytes} bytes of local memory per work-group; "
+                f"{self.id} has {self.info.local_mem_bytes}"
+            )
+        if 0 in gsize:
+            return self._event("kernel", kernel.name, None)
+        with _translated(self, kernel.name):
+            kernel.handle.set_args(*cl_args)
+            ev = cl.enqueue_nd_range_kernel(self.queue, kernel.handle, gsize, lsize)
+        return self._event("kernel", kernel.name, ev)
+
+    def finish(self) -> None:
+        with _translated(self):
+            self.queue.finish()
+
+
+class OpenCLBackend(Backend):
+    name = "opencl"
+
+    def available(self) -> tuple[bool, str]:
+        if cl is None:
+            return False, f"pyopencl cannot be imported: {_IMPORT_ERROR}"
+        try:
+            cl.get_platforms()
+        except cl.Error as exc:
+            return False, f"no OpenCL platform: {exc}"
+        return True, ""
+
+    def discover(self) -> Sequence[OpenCLDevice]:
+        ok, _ = self.available()
+        if not ok:
+            return []
+        found = []
+        for p_index, platform in enumerate(cl.get_platforms()):
+            try:
+                handles = platform.get_devices()
+            except cl.Error:
+                continue
+            for d_index, handle in enumerate(handles):
+                found.append(OpenCLDevice(_describe(f"opencl:{p_index}:{d_index}", platform, handle), handle))
+        return found
+
+
+# helpers ----------------------------------------------------------------------------------
+
+def _describe(device_id: str, platform: Any, dev: Any) -> DeviceInfo:
+    dtype = dev.type
+    kind = ("gpu" if dtype & cl.device_type.GPU else
+            "cpu" if dtype & cl.device_type.CPU else "accelerator")
+    widths = {}
+    for name in ("char", "short", "int", "long", "float", "double", "half"):
+        try:
+            widths[name] = int(getattr(dev, f"preferred_vector_width_{name}"))
+        except (cl.Error, AttributeError):
+            widths[name] = 0
+    extensions = tuple(sorted(dev.extensions.split()))
+    return DeviceInfo(
+        id=device_id,
+        backend="opencl",
+        name=dev.name.strip(),
+        vendor=dev.vendor.strip(),
+        type=kind,
+        platform=platform.name.strip(),
+        platform_version=platform.version.strip(),
+        version=dev.version.strip(),
+        driver_version=dev.driver_version.strip(),
+        compute_units=int(dev.max_compute_units),
+        clock_mhz=int(dev.max_clock_frequency),
+        global_mem_bytes=int(dev.global_mem_size),
+        max_alloc_bytes=int(dev.max_mem_alloc_size),
+        local_mem_bytes=int(dev.local_mem_size),
+        max_work_group_size=int(dev.max_work_group_size),
+        max_work_item_sizes=tuple(int(s) for s in dev.max_work_item_sizes),
+        preferred_vector_widths=widths,
+        fp64=bool(dev.double_fp_config) or "cl_khr_fp64" in extensions,
+        extensions=extensions,
+    )
+
+
+def _contiguous(host: np.ndarray) -> np.ndarray:
+    if not isinstance(host, np.ndarray):
+        raise TypeError(f"expected a NumPy array, got {type(host).__name__}")
+    return np.ascontiguousarray(host)
+
+
+def _shape2d(shape: tuple[int, ...]) -> tuple[int, int]:
+    if len(shape) != 2:
+        raise ValueError(f"expected a 2D array, got shape {shape}")
+    return shape[0], shape[1]
+
+
+def _check_range(buffer: Buffer, offset: int, nbytes: int) -> None:
+    if offset < 0 or nbytes < 0 or offset + nbytes > buffer.nbytes:
+        raise ValueError(f"bytes {offset}..{offset + nbytes} are outside a buffer of {buffer.nbytes} bytes")
+
+
+def _argument(kernel: str, index: int, arg: Any) -> Any:
+    if isinstance(arg, Buffer):
+        return arg.handle
+    if isinstance(arg, Local):
+        return cl.LocalMemory(max(arg.nbytes, 1))
+    if isinstance(arg, np.generic):
+        return arg
+    raise TypeError(
+        f"kernel {kernel}, argument {index}: pass a Buffer, Local or a NumPy scalar such as "
+        f"np.int32(...), not {type(arg).__name__} (the scalar's type fixes the C type)"
+    )
+
+
+_BUILD_NOISE = re.compile(r"^(clBuildProgram failed.*|Build on <.*>:|\(options: .*\))$")
+
+
+def _build_log(message: str) -> str:
+    lines = [line for line in message.splitlines() if not _BUILD_NOISE.match(line.strip())]
+    return "\n".join(lines).strip()
+
+
+@contextlib.contextmanager
+def _translated(device: OpenCLDevice, what: str = "") -> Iterator[None]:
+    """Turn PyOpenCL errors into parskel errors that name the device."""
+    where = f"{device.id}{' ' + what if what else ''}"
+    try:
+        yield
+    except cl.Error as exc:
+        code = _code_name(exc)
+        if code in _MEMORY_CODES:
+            raise DeviceMemoryError(f"{where}: out of device memory ({code}): {exc}") from None
+        if code in _LAUNCH_CODES:
+            raise LaunchError(f"{where}: the device refused the launch ({code}): {exc}") from None
+        raise ParskelError(f"{where}: OpenCL error {code}: {exc}") from None
+
+
+def _code_name(exc: Any) -> str:
+    try:
+        code = exc.code
+    except AttributeError:
+        return "UNKNOWN"
+    for name in dir(cl.status_code):
+        if not name.startswith("_") and getattr(cl.status_code, name) == code:
+            return name
+    return str(code)
+

@@ -1,0 +1,117 @@
+"""Finding and choosing devices: ``devices()``, ``device()``, ``using()`` and ``PARSKEL_DEVICE``.
+
+A selection is one of:
+
+- a :class:`Device`;
+- an id, ``opencl:<platform>:<device>`` (or ``cuda:<n>`` once that backend exists);
+- a backend name (``opencl``), a device type (``gpu``, ``cpu``), or a case-insensitive fragment
+  of the device's name, vendor or platform (``pocl``, ``nvidia``), optionally after a backend
+  prefix (``opencl:nvidia``). Among several matches the best kind wins: GPU, then accelerator,
+  then CPU, in discovery order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from collections.abc import Iterator
+
+from ..errors import DeviceNotFoundError
+from .base import Backend, Device
+
+ENV_VAR = "PARSKEL_DEVICE"
+
+_RANK = {"gpu": 0, "accelerator": 1, "cpu": 2}
+_scoped: contextvars.ContextVar[Device | None] = contextvars.ContextVar("parskel_device", default=None)
+_found: list[Device] | None = None
+
+
+def backends() -> list[Backend]:
+    """Every backend parskel knows, usable here or not."""
+    from .opencl import OpenCLBackend
+
+    return [OpenCLBackend()]
+
+
+def devices(*, refresh: bool = False) -> list[Device]:
+    """Every device of every available backend, discovered once per process."""
+    global _found
+    if _found is None or refresh:
+        _found = [dev for backend in backends() for dev in backend.discover()]
+    return list(_found)
+
+
+def _matches(dev: Device, fragment: str) -> bool:
+    info = dev.info
+    fields = (info.name, info.vendor, info.platform, info.platform_version, info.type, info.backend)
+    return any(fragment in field.lower() for field in fields)
+
+
+def find(spec: str) -> Device:
+    """The device a selection string names; :class:`DeviceNotFoundError` lists the others."""
+    everything = devices()
+    text = spec.strip()
+    lowered = text.lower()
+    for dev in everything:
+        if dev.id == lowered:
+            return dev
+    backend, _, fragment = lowered.partition(":")
+    known = {b.name for b in backends()}
+    if backend in known:
+        pool = [d for d in everything if d.backend == backend]
+    else:
+        pool, fragment = everything, lowered
+    if fragment:
+        pool = [d for d in pool if _matches(d, fragment)]
+    if not pool:
+        raise DeviceNotFoundError(text, [str(d) for d in everything] + _unavailable_notes())
+    return min(pool, key=lambda d: _RANK.get(d.type, 3))
+
+
+def _unavailable_notes() -> list[str]:
+    notes = []
+    for backend in backends():
+        ok, why = backend.available()
+        if not ok:
+            notes.append(f"({backend.name} unavailable: {why})")
+    return notes
+
+
+def default_device() -> Device:
+    """A GPU if there is one, else an accelerator, else a CPU (the embedded PoCL)."""
+    everything = devices()
+    if not everything:
+        raise DeviceNotFoundError("any device", _unavailable_notes())
+    return min(everything, key=lambda d: _RANK.get(d.type, 3))
+
+
+def device(spec: str | Device | None = None) -> Device:
+    """The device to use: ``spec`` if given, else the innermost ``using()``, else
+    ``$PARSKEL_DEVICE``, else the default (a GPU if present, else the PoCL CPU)."""
+    if isinstance(spec, Device):
+        return spec
+    if spec is not None:
+        return find(spec)
+    scoped = _scoped.get()
+    if scoped is not None:
+        return scoped
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return find(env)
+    return default_device()
+
+
+@contextlib.contextmanager
+def using(spec: str | Device) -> Iterator[Device]:
+    """Make ``spec`` the default device inside the block.
+
+    >>> with parskel.using("pocl") as dev:   # doctest: +SKIP
+    ...     parskel.sort(keys)                 # runs on dev
+    """
+    dev = device(spec)
+    token = _scoped.set(dev)
+    try:
+        yield dev
+    finally:
+        _scoped.reset(token)

@@ -1,0 +1,135 @@
+"""Kernel sources: package-data `.cl` files, `#include` expansion, defines and build errors.
+
+Includes are expanded here rather than by the device compiler, so that one self-contained text
+is what gets hashed for the caches (a changed header changes the key) and what every backend
+compiles. ``#line`` markers keep the compiler's messages pointing at the files as written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+
+from ..errors import BuildError
+
+KERNELS_PACKAGE = "parskel.kernels"
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
+_SAFE_NAME = re.compile(r"[^\w./<>-]")
+_LOCATION = re.compile(r"(?P<file>[\w./<>-]+):(?P<line>\d+):(?P<col>\d+)")
+_IDENT = re.compile(r"^[A-Za-z_]\w*$")
+
+Defines = Mapping[str, int | float | str | bool]
+
+
+def read_kernel_file(path: str) -> str:
+    """The text of a file under ``parskel/kernels/`` (e.g. ``"intro/saxpy.cl"``)."""
+    node = resources.files(KERNELS_PACKAGE)
+    for part in path.split("/"):
+        node = node / part
+    try:
+        return node.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no kernel file {path!r} under {KERNELS_PACKAGE}") from None
+
+
+@dataclass(frozen=True)
+class Source:
+    """A self-contained kernel source with the original text of every file it was made from."""
+
+    name: str
+    text: str
+    files: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+    @classmethod
+    def load(cls, path: str) -> Source:
+        """A kernel file of the package, its includes expanded."""
+        return cls.compose([(path, read_kernel_file(path))], name=path)
+
+    @classmethod
+    def compose(cls, parts: Iterable[tuple[str, str]], name: str | None = None) -> Source:
+        """Join named pieces of source (generated code, user functions, package files) in order.
+
+        Each piece keeps its own name and line numbers in compiler messages.
+        """
+        files: dict[str, str] = {}
+        chunks: list[str] = []
+        included: set[str] = set()
+        names = []
+        for part_name, text in parts:
+            part_name = _SAFE_NAME.sub("_", part_name)
+            names.append(part_name)
+            chunks.append(_expand(part_name, text, files, included))
+        return cls(name=name or names[0], text="".join(chunks), files=files)
+
+    def excerpt_for(self, log: str, *, context: int = 1, limit: int = 3) -> str:
+        """The source lines that a compiler log points at, with a caret under the column."""
+        shown: list[str] = []
+        seen: set[tuple[str, int]] = set()
+        for match in _LOCATION.finditer(log):
+            fname, line, col = match["file"], int(match["line"]), int(match["col"])
+            if fname not in self.files or (fname, line) in seen:
+                continue
+            seen.add((fname, line))
+            lines = self.files[fname].splitlines()
+            if not 1 <= line <= len(lines):
+                continue
+            block = [f"{fname}, line {line}:"]
+            for n in range(max(1, line - context), min(len(lines), line + context) + 1):
+                marker = ">" if n == line else " "
+                block.append(f"{marker}{n:5d} | {lines[n - 1]}")
+                if n == line:
+                    block.append(" " * 9 + " " * max(col - 1, 0) + "^")
+            shown.append("\n".join(block))
+            if len(shown) == limit:
+                break
+        return "\n\n".join(shown)
+
+    def build_error(self, log: str, what: str | None = None) -> BuildError:
+        return BuildError(what or self.name, log, self.excerpt_for(log))
+
+
+def _expand(name: str, text: str, files: dict[str, str], included: set[str]) -> str:
+    files[name] = text
+    out = [f'#line 1 "{name}"\n']
+    base = name.rsplit("/", 1)[0] + "/" if "/" in name else ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _INCLUDE.match(line)
+        if not match:
+            out.append(line + "\n")
+            continue
+        target = match[1]
+        candidates = [base + target, target] if base else [target]
+        for path in candidates:
+            try:
+                body = read_kernel_file(path)
+            except FileNotFoundError:
+                continue
+            if path not in included:
+                included.add(path)
+                out.append(_expand(path, body, files, included))
+            break
+        else:
+            raise FileNotFoundError(f"{name}, line {number}: cannot find include {target!r}")
+        out.append(f'#line {number + 1} "{name}"\n')
+    return "".join(out)
+
+
+def define_options(defines: Defines | None) -> list[str]:
+    """``-D NAME=VALUE`` options for the compiler, in a stable order."""
+    options: list[str] = []
+    for key in sorted(defines or {}):
+        if not _IDENT.match(key):
+            raise ValueError(f"not a valid macro name: {key!r}")
+        value = defines[key]  # type: ignore[index]
+        if isinstance(value, bool):
+            value = int(value)
+        options.append(f"-D{key}={value}")
+    return options
