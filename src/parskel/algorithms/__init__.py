@@ -1,5 +1,18 @@
 """Algorithms in named variants (matmul, scan, sort, ...) and their CPU baselines."""
 
 from .basics import MAPPINGS, saxpy, vector_add, work_item_mapping
+from .registry import Param, Requirement, Variant, families, get, preferred, variants
 
-__all__ = ["MAPPINGS", "saxpy", "vector_add", "work_item_mapping"]
+__all__ = [
+    "MAPPINGS",
+    "Param",
+    "Requirement",
+    "Variant",
+    "families",
+    "get",
+    "preferred",
+    "saxpy",
+    "variants",
+    "vector_add",
+    "work_item_mapping",
+]

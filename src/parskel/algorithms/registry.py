@@ -1,0 +1,200 @@
+"""Variants as objects: every algorithm variant is registered here with what it needs.
+
+``bench``, ``study`` and ``tune`` iterate :func:`variants`; public functions such as
+``parskel.sort`` call :func:`dispatch`, which runs the caller's choice or the best variant known
+for the device (from ``preferred.json``, data, not code) and falls back to the next one when a
+variant cannot run there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any, TypeVar
+
+from ..errors import BuildError, DeviceMemoryError, LaunchError, VariantError
+from ..runtime import Device
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A tunable parameter: a ``#define`` of the kernel, with its default and allowed values."""
+
+    name: str
+    default: int
+    choices: tuple[int, ...] = ()
+    doc: str = ""
+
+    def check(self, value: Any) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise VariantError(f"parameter {self.name} takes an int, got {value!r}")
+        if self.choices and value not in self.choices:
+            raise VariantError(f"parameter {self.name}={value} is not one of {self.choices}")
+        return value
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """Something a variant needs from a device, as a readable rule and a test."""
+
+    text: str
+    test: Callable[[Device, Mapping[str, int]], bool]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One implementation of an algorithm family.
+
+    ``run`` is the host-level entry point; its signature is the family's (see the family module),
+    with the device first and the tunable parameters as keyword arguments.
+    """
+
+    family: str
+    name: str
+    seed: str
+    summary: str
+    run: Callable[..., Any]
+    params: tuple[Param, ...] = ()
+    requires: tuple[Requirement, ...] = ()
+    tags: frozenset[str] = field(default_factory=frozenset)
+
+    def resolve(self, overrides: Mapping[str, Any] | None = None) -> dict[str, int]:
+        """The parameter values for a call: defaults, overridden and checked."""
+        overrides = dict(overrides or {})
+        known = {p.name: p for p in self.params}
+        unknown = set(overrides) - set(known)
+        if unknown:
+            raise VariantError(
+                f"{self.family}/{self.name} has no parameter {sorted(unknown)}; it has {sorted(known)}"
+            )
+        return {name: p.check(overrides.get(name, p.default)) for name, p in known.items()}
+
+    def unmet(self, device: Device, params: Mapping[str, int] | None = None) -> list[str]:
+        """The requirements ``device`` does not meet (empty when it can run this variant)."""
+        values = self.resolve(params)
+        return [r.text for r in self.requires if not r.test(device, values)]
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "family": self.family,
+            "name": self.name,
+            "seed": self.seed,
+            "summary": self.summary,
+            "params": [
+                {"name": p.name, "default": p.default, "choices": list(p.choices), "doc": p.doc}
+                for p in self.params
+            ],
+            "requires": [r.text for r in self.requires],
+        }
+
+
+_REGISTRY: dict[str, dict[str, Variant]] = {}
+
+
+def register(variant: Variant) -> Variant:
+    """Add a variant; a family module calls this at import time."""
+    family = _REGISTRY.setdefault(variant.family, {})
+    if variant.name in family:
+        raise ValueError(f"variant {variant.family}/{variant.name} is registered twice")
+    family[variant.name] = variant
+    return variant
+
+
+def families() -> list[str]:
+    _load_all()
+    return sorted(_REGISTRY)
+
+
+def variants(family: str) -> list[Variant]:
+    """Every variant of ``family`` in registration order (the seed's order)."""
+    _load_all()
+    if family not in _REGISTRY:
+        raise VariantError(f"unknown family {family!r}; the families are {sorted(_REGISTRY)}")
+    return list(_REGISTRY[family].values())
+
+
+def get(family: str, name: str) -> Variant:
+    for variant in variants(family):
+        if variant.name == name:
+            return variant
+    names = [v.name for v in variants(family)]
+    raise VariantError(f"{family} has no variant {name!r}; it has {names}")
+
+
+@cache
+def _preferences() -> dict[str, dict[str, list[str]]]:
+    text = resources.files(__package__).joinpath("preferred.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def preferred(family: str, device: Device) -> list[str]:
+    """Variant names of ``family`` from fastest known to slowest for ``device``.
+
+    Looked up by vendor (``vendor:nvidia``), then device type (``gpu``, ``cpu``), then
+    ``default``; variants the table does not name follow in registration order.
+    """
+    table = _preferences()
+    vendor = device.info.vendor.lower()
+    keys = [k for k in table if k.startswith("vendor:") and k[7:] in vendor]
+    keys += [device.type, "default"]
+    order: list[str] = []
+    for key in keys:
+        for name in table.get(key, {}).get(family, []):
+            if name not in order:
+                order.append(name)
+    for variant in variants(family):
+        if variant.name not in order:
+            order.append(variant.name)
+    return order
+
+
+_RECOVERABLE = (VariantError, LaunchError, BuildError, DeviceMemoryError)
+
+
+def dispatch(
+    family: str,
+    device: Device,
+    variant: str | None,
+    params: Mapping[str, Any],
+    call: Callable[[Variant, dict[str, int]], R],
+) -> R:
+    """Run ``call`` with the chosen variant, or with the best one for ``device``.
+
+    A variant named by the caller runs or raises. Without one, the preferred variants are tried
+    in order; one whose requirements the device does not meet, or that fails to build, launch
+    or allocate there, gives way to the next. The last error is raised if none can run.
+    """
+    if variant is not None:
+        chosen = get(family, variant)
+        values = chosen.resolve(params)
+        unmet = chosen.unmet(device, values)
+        if unmet:
+            raise VariantError(f"{family}/{variant} cannot run on {device.id}: {'; '.join(unmet)}")
+        return call(chosen, values)
+    errors: list[str] = []
+    for name in preferred(family, device):
+        candidate = get(family, name)
+        try:
+            values = candidate.resolve(params)
+        except VariantError as exc:
+            errors.append(f"{name}: {exc}")
+            continue
+        unmet = candidate.unmet(device, values)
+        if unmet:
+            errors.append(f"{name}: {'; '.join(unmet)}")
+            continue
+        try:
+            return call(candidate, values)
+        except _RECOVERABLE as exc:
+            errors.append(f"{name}: {exc}")
+    raise VariantError(f"no {family} variant can run on {device.id}:\n  " + "\n  ".join(errors))
+
+
+def _load_all() -> None:
+    """Import the family modules so that their variants are registered."""
+    from . import catalog as _  # noqa: F401
