@@ -1,13 +1,16 @@
-"""The OpenCL backend, through PyOpenCL. The only module of parskel that imports pyopencl."""
+"""The OpenCL backend, through PyOpenCL. The only module of parskel that imports pyopencl.
+
+Built programs are kept per process here; between processes, binaries persist in the cache that
+PyOpenCL chooses for the driver: the driver's own where it has one (PoCL: ``POCL_CACHE_DIR``,
+NVIDIA: ``~/.nv/ComputeCache``), PyOpenCL's binary cache otherwise.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import warnings
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,14 +31,6 @@ else:
 
 _MEMORY_CODES = {"MEM_OBJECT_ALLOCATION_FAILURE", "OUT_OF_RESOURCES", "OUT_OF_HOST_MEMORY"}
 _LAUNCH_CODES = {"INVALID_WORK_GROUP_SIZE", "INVALID_WORK_ITEM_SIZE", "INVALID_GLOBAL_WORK_SIZE"}
-
-
-def cache_dir() -> Path:
-    """Where built program binaries persist between processes (``PARSKEL_CACHE_DIR`` overrides)."""
-    root = os.environ.get("PARSKEL_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "parskel"
-    )
-    return Path(root) / "opencl"
 
 
 class OpenCLEvent(Event):
@@ -208,14 +203,10 @@ class OpenCLDevice(Device):
         program = self._programs.get(key)
         if program is not None:
             return program
-        target = cache_dir()
-        target.mkdir(parents=True, exist_ok=True)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", cl.CompilerWarning)
-                handle = cl.Program(self.context, source.text).build(
-                    options=list(options), cache_dir=str(target)
-                )
+                handle = cl.Program(self.context, source.text).build(options=list(options))
         except cl.RuntimeError as exc:
             raise source.build_error(_build_log(str(exc))) from None
         program = self._programs[key] = OpenCLProgram(self, handle, source)

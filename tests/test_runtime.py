@@ -1,0 +1,236 @@
+"""The runtime layer: selection, buffers, programs, launches, timing, errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import parskel as ps
+from parskel.errors import BuildError, DeviceMemoryError, DeviceNotFoundError, LaunchError
+from parskel.runtime import Local, Source, round_to_multiple, round_to_power_of_two
+from parskel.runtime.sources import define_options
+
+
+# sizes --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("x", "m", "want"), [(0, 16, 0), (1, 16, 16), (16, 16, 16), (17, 16, 32), (4000, 256, 4096)])
+def test_round_to_multiple(x, m, want):
+    assert round_to_multiple(x, m) == want
+
+
+@pytest.mark.parametrize(("x", "want"), [(0, 1), (1, 1), (2, 2), (3, 4), (1024, 1024), (1025, 2048), (2**26 - 1, 2**26)])
+def test_round_to_power_of_two(x, want):
+    assert round_to_power_of_two(x) == want
+
+
+# selection ----------------------------------------------------------------------------------
+
+def test_there_is_a_device_and_a_default():
+    found = ps.devices()
+    assert found, "PoCL should always provide a CPU device"
+    default = ps.device()
+    assert default in found
+    if any(d.type == "gpu" for d in found):
+        assert default.type == "gpu"
+
+
+def test_select_by_id_and_fragment(device):
+    assert ps.device(device.id) is device
+    assert ps.device(device.id.upper()) is device
+    fragment = device.name.split()[0].lower()
+    assert ps.device(fragment).name.lower().startswith(fragment) or fragment in ps.device(fragment).info.platform.lower()
+    assert ps.device(f"{device.backend}:{device.type}").type == device.type
+
+
+def test_pocl_is_found_by_name():
+    pocl = ps.device("pocl")
+    assert pocl.type == "cpu"
+    assert "portable computing language" in pocl.info.platform.lower()
+
+
+def test_unknown_device_lists_the_existing_ones():
+    with pytest.raises(DeviceNotFoundError) as info:
+        ps.device("no-such-device-xyz")
+    message = str(info.value)
+    for dev in ps.devices():
+        assert dev.id in message
+
+
+def test_using_is_scoped_and_env_var_applies(monkeypatch, device):
+    outer = ps.device()
+    with ps.using(device.id) as chosen:
+        assert chosen is device and ps.device() is device
+    assert ps.device() is outer
+    monkeypatch.setenv("PARSKEL_DEVICE", device.id)
+    assert ps.device() is device
+    monkeypatch.setenv("PARSKEL_DEVICE", "no-such-device-xyz")
+    with pytest.raises(DeviceNotFoundError):
+        ps.device()
+
+
+def test_device_info_is_complete(device):
+    info = device.info
+    assert info.backend == "opencl" and info.id.startswith("opencl:")
+    assert info.type in {"gpu", "cpu", "accelerator"}
+    assert info.compute_units >= 1 and info.global_mem_bytes > 0 and info.local_mem_bytes > 0
+    assert 0 < info.max_alloc_bytes <= info.global_mem_bytes
+    assert len(info.max_work_item_sizes) == 3 and info.max_work_group_size >= 1
+    assert set(info.preferred_vector_widths) >= {"char", "int", "float", "double"}
+    assert info.version.startswith("OpenCL") and info.driver_version
+    assert isinstance(info.fp64, bool)
+
+
+# buffers ------------------------------------------------------------------------------------
+
+def test_upload_download_copy_fill(device, rng):
+    host = rng.integers(0, 1 << 30, 1001, dtype=np.int32)
+    original = host.copy()
+    a = device.to_device(host)
+    b = device.alloc(host.nbytes)
+    device.copy(b, a)
+    out = np.empty_like(host)
+    device.download(b, out)
+    np.testing.assert_array_equal(out, original)
+    np.testing.assert_array_equal(host, original)  # the input is untouched
+
+    device.fill(b, np.int32(-7), 400, offset=40)
+    device.download(b, out)
+    want = original.copy()
+    want[10:110] = -7
+    np.testing.assert_array_equal(out, want)
+
+    part = np.empty(5, dtype=np.int32)
+    device.download(a, part, offset=8)
+    np.testing.assert_array_equal(part, original[2:7])
+
+
+def test_zero_sized_transfers(device):
+    empty = np.empty(0, dtype=np.float32)
+    buf = device.to_device(empty)
+    assert buf.nbytes == 0
+    device.download(buf, empty)
+
+
+@pytest.mark.parametrize(("shape", "padded"), [((3, 5), (16, 16)), ((16, 16), (16, 16)), ((17, 1), (32, 4)), ((0, 4), (16, 16))])
+def test_padded_round_trip(device, rng, shape, padded):
+    host = rng.random(shape, dtype=np.float32)
+    buf = device.upload_padded(host, padded)
+    whole = np.empty(padded, dtype=np.float32)
+    device.download(buf, whole)
+    want = np.zeros(padded, dtype=np.float32)
+    want[: shape[0], : shape[1]] = host
+    np.testing.assert_array_equal(whole, want)
+    back = np.empty(shape, dtype=np.float32)
+    device.download_trimmed(buf, padded, back)
+    np.testing.assert_array_equal(back, host)
+
+
+def test_allocation_larger_than_the_device_names_the_sizes(device):
+    with pytest.raises(DeviceMemoryError) as info:
+        device.alloc(device.info.max_alloc_bytes + 1)
+    assert "largest allocation" in str(info.value)
+
+
+def test_out_of_range_transfers_are_refused(device):
+    buf = device.alloc(16)
+    with pytest.raises(ValueError):
+        device.upload(buf, np.zeros(5, dtype=np.float32))
+
+
+# programs -----------------------------------------------------------------------------------
+
+def test_build_error_quotes_compiler_and_line(device):
+    broken = "__kernel void broken(__global float *x)\n{\n    x[0] = 1.0f\n}\n"
+    with pytest.raises(BuildError) as info:
+        device.build(Source.compose([("broken.cl", broken)]))
+    message = str(info.value)
+    assert "broken.cl" in message
+    assert "x[0] = 1.0f" in message  # the offending line, as written
+    assert "line 3" in message
+
+
+def test_build_error_in_an_included_header_points_at_the_caller(device):
+    source = '#include "common/parskel.h"\n__kernel void k(__global T *x) { x[0] = undefined_name; }\n'
+    with pytest.raises(BuildError) as info:
+        device.build(Source.compose([("user.cl", source)]))
+    assert "user.cl, line 2" in str(info.value)
+
+
+def test_programs_are_built_once_per_process(device):
+    first = device.program("basics/saxpy.cl", {"T": "float"})
+    assert device.program("basics/saxpy.cl", {"T": "float"}) is first
+    assert device.program("basics/saxpy.cl", {"T": "int"}) is not first
+
+
+def test_includes_are_expanded_with_line_markers():
+    source = Source.load("basics/saxpy.cl")
+    assert "#include" not in source.text
+    assert '#line 1 "common/parskel.h"' in source.text
+    assert "common/parskel.h" in source.files and "basics/saxpy.cl" in source.files
+
+
+def test_define_options_are_stable_and_checked():
+    assert define_options({"WG": 256, "T": "float", "FAST": True}) == ["-DFAST=1", "-DT=float", "-DWG=256"]
+    with pytest.raises(ValueError):
+        define_options({"not valid": 1})
+
+
+def test_binaries_persist_on_disk(tmp_path):
+    code = (
+        "import parskel as ps; d = ps.device('pocl');"
+        "d.program('basics/vector_add.cl', {'T': 'short'})"
+    )
+    env = dict(os.environ, POCL_CACHE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    assert any(p.is_file() for p in tmp_path.rglob("*"))  # PoCL's binary cache, used by PyOpenCL
+
+
+# launches -----------------------------------------------------------------------------------
+
+def test_work_group_larger_than_the_device_is_refused(device):
+    kernel = device.program("basics/mappings.cl").kernel("one_to_one")
+    too_big = device.info.max_work_group_size * 2
+    buf = device.alloc(too_big * 4)
+    with pytest.raises(LaunchError) as info:
+        device.launch(kernel, too_big, too_big, buf)
+    assert str(device.info.max_work_group_size) in str(info.value) or "limit" in str(info.value)
+
+
+def test_global_not_a_multiple_of_local_is_refused(device):
+    kernel = device.program("basics/mappings.cl").kernel("one_to_one")
+    with pytest.raises(LaunchError, match="round_to_multiple"):
+        device.launch(kernel, 100, 64, device.alloc(400))
+
+
+def test_too_much_local_memory_is_refused(device):
+    kernel = device.program("basics/mappings.cl").kernel("one_to_one")
+    with pytest.raises(LaunchError, match="local memory"):
+        device.launch(kernel, 1, 1, device.alloc(4), Local(device.info.local_mem_bytes + 1))
+
+
+def test_python_scalars_are_refused_with_a_hint(device):
+    kernel = device.program("basics/mappings.cl").kernel("contiguous")
+    with pytest.raises(TypeError, match="np.int32"):
+        device.launch(kernel, 4, None, device.alloc(64), 4)
+
+
+def test_unknown_kernel_lists_the_kernels(device):
+    with pytest.raises(KeyError, match="one_to_one"):
+        device.program("basics/mappings.cl").kernel("nope")
+
+
+# timing -------------------------------------------------------------------------------------
+
+def test_record_splits_upload_kernel_download(device):
+    a = np.arange(1 << 16, dtype=np.float32)
+    with device.record() as rec:
+        ps.vector_add(a, a, device=device)
+    timing = rec.timing
+    assert timing.launches == 1
+    assert timing.upload > 0 and timing.kernel > 0 and timing.download > 0
+    assert timing.wall >= timing.kernel
+    assert timing.device == pytest.approx(timing.upload + timing.kernel + timing.download + timing.other)
