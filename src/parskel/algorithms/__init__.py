@@ -1,6 +1,7 @@
 """Algorithms in named variants (matmul, scan, sort, ...) and their CPU baselines."""
 
 from .basics import MAPPINGS, saxpy, vector_add, work_item_mapping
+from .matmuls import matmul
 from .registry import Param, Requirement, Variant, families, get, preferred, variants
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
     "Variant",
     "families",
     "get",
+    "matmul",
     "preferred",
     "saxpy",
     "variants",

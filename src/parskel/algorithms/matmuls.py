@@ -1,0 +1,210 @@
+"""Matrix multiplication in seed 000's four variants (chapter 3): naive, tiles, blocks, blocks_tiles.
+
+Every variant computes ``a @ b`` for a row-major ``m x k`` and ``k x n`` pair of float32 (or,
+where the device has it, float64) matrices of any size. The padded variants copy the inputs into
+zeroed buffers whose sides are multiples of their tile or block (the seed's rectangular copy), so
+that their kernels need no bounds checks, and read the ``m x n`` corner of the result back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from ..errors import DTypeError, ShapeError
+from ..runtime import Buffer, Device, c_type, device as select_device, round_to_multiple
+from . import registry
+from .registry import Param, Requirement, Variant, register
+
+FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def check_operands(a: np.ndarray, b: np.ndarray) -> None:
+    """Raise :class:`ShapeError` or :class:`DTypeError` unless ``a @ b`` is a product we compute."""
+    if a.ndim != 2 or b.ndim != 2:
+        raise ShapeError(f"matmul takes two 2D matrices, got shapes {a.shape} and {b.shape}")
+    if a.shape[1] != b.shape[0]:
+        raise ShapeError(
+            f"matmul: the columns of a ({a.shape[1]}) must match the rows of b ({b.shape[0]}); "
+            f"shapes {a.shape} and {b.shape}"
+        )
+    if a.dtype != b.dtype or a.dtype not in FLOAT_TYPES:
+        raise DTypeError(
+            f"matmul takes two float32 or two float64 matrices, got {a.dtype} and {b.dtype}; "
+            "convert them with astype"
+        )
+
+
+def _prepare(device: Device, a: np.ndarray, b: np.ndarray) -> str:
+    """Validate the operands for ``device``; the C element type of the kernels."""
+    check_operands(a, b)
+    return c_type(a.dtype, device)
+
+
+def _trivial(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """The product when there is nothing to compute (an empty side, or an empty shared one)."""
+    (m, k), n = a.shape, b.shape[1]
+    if m == 0 or n == 0 or k == 0:
+        return np.zeros((m, n), dtype=a.dtype)
+    return None
+
+
+def _padded_product(
+    device: Device,
+    a: np.ndarray,
+    b: np.ndarray,
+    multiples: tuple[int, int, int],
+) -> tuple[tuple[int, int, int], Buffer, Buffer, Buffer]:
+    """Upload ``a`` and ``b`` zero-padded to sides that are ``multiples`` of (m, k, n).
+
+    Returns the padded sides and the buffers of A, B and the (padded) result.
+    """
+    (m, k), n = a.shape, b.shape[1]
+    mp, kp, np_ = (round_to_multiple(x, step) for x, step in zip((m, k, n), multiples))
+    buf_a = device.upload_padded(a, (mp, kp))
+    buf_b = device.upload_padded(b, (kp, np_))
+    buf_c = device.alloc(mp * np_ * a.dtype.itemsize)
+    return (mp, kp, np_), buf_a, buf_b, buf_c
+
+
+def _trimmed(device: Device, buf_c: Buffer, padded: tuple[int, int], shape: tuple[int, int],
+             dtype: np.dtype) -> np.ndarray:
+    out = np.empty(shape, dtype=dtype)
+    device.download_trimmed(buf_c, padded, out)
+    return out
+
+
+# variants ---------------------------------------------------------------------------------
+
+def run_naive(device: Device, a: np.ndarray, b: np.ndarray, *, GROUP: int = 16) -> np.ndarray:
+    """Seed 000 §3.2: one element of C per work-item; no padding, a bounds check instead."""
+    ctype = _prepare(device, a, b)
+    done = _trivial(a, b)
+    if done is not None:
+        return done
+    (m, k), n = a.shape, b.shape[1]
+    kernel = device.program("matmul/naive.cl", {"T": ctype}).kernel("matmul_naive")
+    buf_a, buf_b = device.to_device(a), device.to_device(b)
+    buf_c = device.alloc(m * n * a.dtype.itemsize)
+    device.launch(kernel, (round_to_multiple(n, GROUP), round_to_multiple(m, GROUP)), (GROUP, GROUP),
+                  buf_a, buf_b, buf_c, np.uint32(m), np.uint32(k), np.uint32(n))
+    out = np.empty((m, n), dtype=a.dtype)
+    device.download(buf_c, out)
+    return out
+
+
+def run_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16) -> np.ndarray:
+    """Seed 000 §3.3: TILE x TILE tiles of A and B staged in local memory."""
+    ctype = _prepare(device, a, b)
+    done = _trivial(a, b)
+    if done is not None:
+        return done
+    kernel = device.program("matmul/tiles.cl", {"T": ctype, "TILE": TILE}).kernel("matmul_tiles")
+    (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (TILE, TILE, TILE))
+    device.launch(kernel, (np_, mp), (TILE, TILE), buf_a, buf_b, buf_c, np.uint32(kp), np.uint32(np_))
+    return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a.dtype)
+
+
+def run_blocks(device: Device, a: np.ndarray, b: np.ndarray, *, WIDTH: int = 4,
+               GROUP: int = 16) -> np.ndarray:
+    """Seed 000 §3.4: a WIDTH x WIDTH block of C per work-item, from vector loads."""
+    ctype = _prepare(device, a, b)
+    done = _trivial(a, b)
+    if done is not None:
+        return done
+    kernel = device.program("matmul/blocks.cl", {"T": ctype, "WIDTH": WIDTH}).kernel("matmul_blocks")
+    # As in the seed (Listing 8): the matrices are padded to whole blocks only, and the
+    # range of blocks is rounded up to whole work-groups behind a bounds check.
+    (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (WIDTH, WIDTH, WIDTH))
+    rows, cols = mp // WIDTH, np_ // WIDTH
+    device.launch(kernel, (round_to_multiple(cols, GROUP), round_to_multiple(rows, GROUP)), (GROUP, GROUP),
+                  buf_a, buf_b, buf_c, np.uint32(rows), np.uint32(kp // WIDTH), np.uint32(cols))
+    return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a.dtype)
+
+
+def run_blocks_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16,
+                     WIDTH: int = 4) -> np.ndarray:
+    """Seed 000 §3.5: tiles of TILE x TILE blocks (of WIDTH x WIDTH) in local memory."""
+    ctype = _prepare(device, a, b)
+    done = _trivial(a, b)
+    if done is not None:
+        return done
+    defines = {"T": ctype, "TILE": TILE, "WIDTH": WIDTH}
+    kernel = device.program("matmul/blocks_tiles.cl", defines).kernel("matmul_blocks_tiles")
+    side = TILE * WIDTH
+    (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (side, side, side))
+    device.launch(kernel, (np_ // WIDTH, mp // WIDTH), (TILE, TILE),
+                  buf_a, buf_b, buf_c, np.uint32(kp // WIDTH), np.uint32(np_ // WIDTH))
+    return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a.dtype)
+
+
+# requirements -----------------------------------------------------------------------------
+
+def _group_fits(name: str) -> Requirement:
+    def test(device: Device, p: Mapping[str, int]) -> bool:
+        side = p[name]
+        sizes = device.info.max_work_item_sizes
+        return side * side <= device.info.max_work_group_size and all(side <= s for s in sizes[:2])
+
+    return Requirement(f"work-groups of {name} x {name} work-items", test)
+
+
+def _local_fits(text: str, nbytes: Callable[[Mapping[str, int]], int]) -> Requirement:
+    """Local memory for float32 tiles; float64 needs twice as much, which the launch checks."""
+    return Requirement(text, lambda device, p: nbytes(p) <= device.info.local_mem_bytes)
+
+
+register(Variant(
+    family="matmul", name="naive", seed="000 §3.2",
+    summary="one element of C per work-item, straight from global memory",
+    run=run_naive,
+    params=(Param("GROUP", 16, (4, 8, 16, 32), "work-group side (GROUP x GROUP work-items)"),),
+    requires=(_group_fits("GROUP"),),
+))
+
+register(Variant(
+    family="matmul", name="tiles", seed="000 §3.3",
+    summary="TILE x TILE tiles of A and B cached in local memory; inputs padded to the tile",
+    run=run_tiles,
+    params=(Param("TILE", 16, (4, 8, 16, 32), "tile side, also the work-group side"),),
+    requires=(_group_fits("TILE"),
+              _local_fits("local memory for two TILE x TILE float tiles", lambda p: 2 * p["TILE"] ** 2 * 4)),
+))
+
+register(Variant(
+    family="matmul", name="blocks", seed="000 §3.4",
+    summary="a WIDTH x WIDTH block of C per work-item from vector loads, no local memory",
+    run=run_blocks,
+    params=(Param("WIDTH", 4, (2, 4, 8, 16), "block side, an OpenCL vector width"),
+            Param("GROUP", 16, (4, 8, 16), "work-group side (GROUP x GROUP work-items)")),
+    requires=(_group_fits("GROUP"),),
+))
+
+register(Variant(
+    family="matmul", name="blocks_tiles", seed="000 §3.5",
+    summary="tiles of TILE x TILE vector blocks cached in local memory; inputs padded to TILE * WIDTH",
+    run=run_blocks_tiles,
+    params=(Param("TILE", 16, (4, 8, 16), "tile side in blocks, also the work-group side"),
+            Param("WIDTH", 4, (2, 4, 8), "block side, an OpenCL vector width")),
+    requires=(_group_fits("TILE"),
+              _local_fits("local memory for two (TILE * WIDTH)^2 float tiles",
+                          lambda p: 2 * (p["TILE"] * p["WIDTH"]) ** 2 * 4)),
+))
+
+
+def matmul(a: np.ndarray, b: np.ndarray, *, variant: str | None = None,
+           device: Device | str | None = None, **params: int) -> np.ndarray:
+    """``a @ b`` on a device for float32 (or float64) matrices of shapes ``m x k`` and ``k x n``.
+
+    ``variant`` picks one of :func:`parskel.algorithms.variants("matmul")`; by default the
+    fastest known for the device runs, and one that cannot run there gives way to the next.
+    ``params`` are the variant's tunables (``TILE=8``, ``WIDTH=8``). The inputs are not modified.
+
+    >>> c = parskel.matmul(a, b, variant="blocks", WIDTH=8)   # doctest: +SKIP
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    check_operands(a, b)
+    dev = select_device(device)
+    c_type(a.dtype, dev)
+    return registry.dispatch("matmul", dev, variant, params, lambda v, p: v.run(dev, a, b, **p))
