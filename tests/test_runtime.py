@@ -234,3 +234,12 @@ def test_record_splits_upload_kernel_download(device):
     assert timing.upload > 0 and timing.kernel > 0 and timing.download > 0
     assert timing.wall >= timing.kernel
     assert timing.device == pytest.approx(timing.upload + timing.kernel + timing.download + timing.other)
+
+
+def test_excerpt_follows_expanded_line_numbers_too():
+    # NVIDIA's compiler ignores #line and reports lines of the expanded text as "<kernel>:L:C"
+    source = Source.compose([("user.cl", '#include "common/parskel.h"\nfloat f(float x) { return y; }\n')])
+    expanded_line = source.text.splitlines().index("float f(float x) { return y; }") + 1
+    excerpt = source.excerpt_for(f"<kernel>:{expanded_line}:28: error: use of undeclared identifier 'y'")
+    assert excerpt.startswith("user.cl, line 2:")
+    assert "return y;" in excerpt

@@ -38,11 +38,16 @@ def read_kernel_file(path: str) -> str:
 
 @dataclass(frozen=True)
 class Source:
-    """A self-contained kernel source with the original text of every file it was made from."""
+    """A self-contained kernel source with the original text of every file it was made from.
+
+    ``origins[i]`` is the (file, line) that line ``i + 1`` of ``text`` came from, so that a
+    compiler that ignores ``#line`` (NVIDIA's) can still be pointed back at the file as written.
+    """
 
     name: str
     text: str
     files: Mapping[str, str] = field(default_factory=dict)
+    origins: tuple[tuple[str, int] | None, ...] = ()
 
     @property
     def digest(self) -> str:
@@ -60,24 +65,38 @@ class Source:
         Each piece keeps its own name and line numbers in compiler messages.
         """
         files: dict[str, str] = {}
-        chunks: list[str] = []
+        lines: list[tuple[str, tuple[str, int] | None]] = []
         included: set[str] = set()
         names = []
         for part_name, text in parts:
             part_name = _SAFE_NAME.sub("_", part_name)
             names.append(part_name)
-            chunks.append(_expand(part_name, text, files, included))
-        return cls(name=name or names[0], text="".join(chunks), files=files)
+            _expand(part_name, text, files, included, lines)
+        return cls(
+            name=name or names[0],
+            text="".join(line for line, _ in lines),
+            files=files,
+            origins=tuple(origin for _, origin in lines),
+        )
+
+    def _locate(self, fname: str, line: int) -> tuple[str, int] | None:
+        if fname in self.files:
+            return fname, line
+        if 1 <= line <= len(self.origins):  # a line of the expanded text
+            return self.origins[line - 1]
+        return None
 
     def excerpt_for(self, log: str, *, context: int = 1, limit: int = 3) -> str:
         """The source lines that a compiler log points at, with a caret under the column."""
         shown: list[str] = []
         seen: set[tuple[str, int]] = set()
         for match in _LOCATION.finditer(log):
-            fname, line, col = match["file"], int(match["line"]), int(match["col"])
-            if fname not in self.files or (fname, line) in seen:
+            where = self._locate(match["file"], int(match["line"]))
+            if where is None or where in seen:
                 continue
-            seen.add((fname, line))
+            seen.add(where)
+            fname, line = where
+            col = int(match["col"])
             lines = self.files[fname].splitlines()
             if not 1 <= line <= len(lines):
                 continue
@@ -96,14 +115,20 @@ class Source:
         return BuildError(what or self.name, log, self.excerpt_for(log))
 
 
-def _expand(name: str, text: str, files: dict[str, str], included: set[str]) -> str:
+def _expand(
+    name: str,
+    text: str,
+    files: dict[str, str],
+    included: set[str],
+    out: list[tuple[str, tuple[str, int] | None]],
+) -> None:
     files[name] = text
-    out = [f'#line 1 "{name}"\n']
+    out.append((f'#line 1 "{name}"\n', None))
     base = name.rsplit("/", 1)[0] + "/" if "/" in name else ""
     for number, line in enumerate(text.splitlines(), start=1):
         match = _INCLUDE.match(line)
         if not match:
-            out.append(line + "\n")
+            out.append((line + "\n", (name, number)))
             continue
         target = match[1]
         candidates = [base + target, target] if base else [target]
@@ -114,12 +139,11 @@ def _expand(name: str, text: str, files: dict[str, str], included: set[str]) -> 
                 continue
             if path not in included:
                 included.add(path)
-                out.append(_expand(path, body, files, included))
+                _expand(path, body, files, included, out)
             break
         else:
             raise FileNotFoundError(f"{name}, line {number}: cannot find include {target!r}")
-        out.append(f'#line {number + 1} "{name}"\n')
-    return "".join(out)
+        out.append((f'#line {number + 1} "{name}"\n', None))
 
 
 def define_options(defines: Defines | None) -> list[str]:
