@@ -3,6 +3,7 @@
 from .basics import MAPPINGS, saxpy, vector_add, work_item_mapping
 from .matmuls import matmul
 from .registry import Param, Requirement, Variant, families, get, preferred, variants
+from .scans import scan
 
 __all__ = [
     "MAPPINGS",
@@ -14,6 +15,7 @@ __all__ = [
     "matmul",
     "preferred",
     "saxpy",
+    "scan",
     "variants",
     "vector_add",
     "work_item_mapping",

@@ -1,0 +1,280 @@
+"""Prefix sums (scan) in the four variants of seed 000, chapter 4.
+
+Every variant gives both the exclusive scan (``out[i] = x[0] + ... + x[i-1]``, the seed's
+default) and the inclusive one (``out[i] = x[0] + ... + x[i]``). Integer sums wrap around
+exactly like ``np.cumsum(x, dtype=x.dtype)``: signed integers are scanned as the unsigned type
+of the same width, whose addition has the same bits and, unlike signed overflow in C, is
+defined. Float sums are added in a tree order, not left to right, so they differ from
+``np.cumsum`` by rounding: expect a relative error of about 1e-4 (float32) of the running sum
+of magnitudes ``np.cumsum(np.abs(x))``, not of the result itself.
+
+Two levels:
+
+- :func:`scan` (and each variant's ``run``): host arrays in, host array out; the upload,
+  kernels and download go through the :class:`Device`, so ``device.record()`` splits them.
+- :func:`scan_buffer`: enqueues the scan of a device buffer for other algorithms (radix sort's
+  histograms), without waiting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from ..errors import DTypeError, ShapeError, VariantError
+from ..runtime import Buffer, Device, c_type, device as select_device, round_to_multiple
+from ..runtime import round_to_power_of_two
+from . import registry
+from .registry import Param, Requirement, Variant, register
+
+#: Element types a scan accepts, and the type its kernels add in (see the module's docstring).
+KERNEL_TYPES: dict[np.dtype, np.dtype] = {
+    np.dtype(np.int32): np.dtype(np.uint32),
+    np.dtype(np.uint32): np.dtype(np.uint32),
+    np.dtype(np.int64): np.dtype(np.uint64),
+    np.dtype(np.uint64): np.dtype(np.uint64),
+    np.dtype(np.float32): np.dtype(np.float32),
+    np.dtype(np.float64): np.dtype(np.float64),
+}
+
+#: The largest n: Blelloch's tree over the next power of two must keep uint indices.
+MAX_ELEMENTS = 1 << 31
+
+#: Elements one work-group scans in one block, per work-item, in the two block variants.
+PAIR = 2
+VECTOR = 16
+
+Enqueue = Callable[..., None]
+
+
+def kernel_dtype(dtype: DTypeLike, device: Device | None = None) -> np.dtype:
+    """The type scan kernels add ``dtype`` in; :class:`DTypeError` if it cannot be scanned here."""
+    dt = np.dtype(dtype)
+    kt = KERNEL_TYPES.get(dt)  # a big-endian dtype compares unequal to its native twin
+    if kt is None:
+        names = ", ".join(str(d) for d in KERNEL_TYPES)
+        raise DTypeError(f"cannot scan {dt}; supported: {names} (native byte order)")
+    c_type(kt, device)
+    return kt
+
+
+def scan(
+    x: ArrayLike,
+    *,
+    inclusive: bool = False,
+    variant: str | None = None,
+    device: Device | str | None = None,
+    **params: int,
+) -> np.ndarray:
+    """All prefix sums of the 1D array ``x`` as a new array of its dtype.
+
+    ``inclusive=False`` (the default) gives ``[0, x0, x0+x1, ...]``, ``inclusive=True`` gives
+    ``[x0, x0+x1, ...]``. ``variant`` picks one of ``parskel.algorithms.variants("scan")``
+    (``hillis_steele``, ``blelloch``, ``recursive_blocks``, ``vector_blocks``); by default the
+    fastest known for the device runs, falling back when one cannot. ``params`` are the
+    variant's tunables (``WG``, the work-group size).
+
+    >>> scan(np.array([3, 1, 4, 1, 5], dtype=np.int32))   # doctest: +SKIP
+    array([ 0,  3,  4,  8,  9], dtype=int32)
+    """
+    x = _checked(x)
+    dev = select_device(device)
+    kernel_dtype(x.dtype, dev)
+    return registry.dispatch(
+        "scan", dev, variant, params, lambda v, p: v.run(dev, x, inclusive=inclusive, **p)
+    )
+
+
+def scan_buffer(
+    device: Device,
+    src: Buffer,
+    dst: Buffer,
+    n: int,
+    dtype: DTypeLike,
+    *,
+    inclusive: bool = False,
+    variant: str = "vector_blocks",
+    **params: int,
+) -> None:
+    """Enqueue the scan of the first ``n`` elements of ``src`` into ``dst``; does not wait.
+
+    ``dtype`` is the element type of both buffers. ``dst`` may be ``src`` (an in-place scan)
+    with every variant; elements of ``dst`` beyond ``n`` are left alone. Temporary buffers are
+    allocated as needed and released once the enqueued commands are done with them.
+    Raises before enqueueing anything: :class:`ShapeError` if a buffer is smaller than ``n``
+    elements, :class:`DTypeError`, or :class:`VariantError` for an unknown variant or
+    parameter or one the device cannot run.
+    """
+    chosen = registry.get("scan", variant)
+    values = chosen.resolve(params)
+    unmet = chosen.unmet(device, values)
+    if unmet:
+        raise VariantError(f"scan/{variant} cannot run on {device.id}: {'; '.join(unmet)}")
+    kt = kernel_dtype(dtype, device)
+    n = int(n)
+    if not 0 <= n <= MAX_ELEMENTS:
+        raise ShapeError(f"can scan 0 to {MAX_ELEMENTS} elements, not {n}")
+    for name, buf in (("src", src), ("dst", dst)):
+        if buf.nbytes < n * kt.itemsize:
+            raise ShapeError(f"{name} holds {buf.nbytes} bytes, fewer than {n} {np.dtype(dtype)} elements")
+    if n:
+        _ENQUEUE[variant](device, src, dst, n, kt, inclusive, **values)
+
+
+def _checked(x: ArrayLike) -> np.ndarray:
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise ShapeError(f"scan takes a 1D array, got shape {x.shape}")
+    kernel_dtype(x.dtype)
+    if x.size > MAX_ELEMENTS:
+        raise ShapeError(f"can scan at most {MAX_ELEMENTS} elements, got {x.size}")
+    return x
+
+
+def _host_run(enqueue: Enqueue, doc: str) -> Callable[..., np.ndarray]:
+    """A variant's host-level ``run``: upload, scan in place on the device, download."""
+
+    def run(device: Device, x: np.ndarray, *, inclusive: bool, **params: int) -> np.ndarray:
+        x = _checked(x)
+        kt = kernel_dtype(x.dtype, device)
+        out = np.empty_like(x)
+        if x.size:
+            buf = device.to_device(x)
+            enqueue(device, buf, buf, x.size, kt, inclusive, **params)
+            device.download(buf, out)
+        return out
+
+    run.__doc__ = doc
+    return run
+
+
+def _program(device: Device, path: str, kt: np.dtype, **defines: int) -> Any:
+    return device.program(f"scan/{path}", {"T": c_type(kt, device), **defines})
+
+
+def _convert(device: Device, kt: np.dtype, n: int, wg: int, name: str, *args: Any) -> None:
+    kernel = _program(device, "convert.cl", kt).kernel(name)
+    device.launch(kernel, round_to_multiple(n, wg), wg, *args, np.uint32(n))
+
+
+# hillis_steele -------------------------------------------------------------------------------
+def _hillis_steele(device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype,
+                   inclusive: bool, *, WG: int = 256) -> None:  # noqa: N803 (a kernel #define)
+    nbytes = n * kt.itemsize
+    if n == 1:
+        if not inclusive:
+            device.fill(dst, kt.type(0), nbytes)
+        elif dst is not src:
+            device.copy(dst, src, nbytes)
+        return
+    temps = [device.alloc(nbytes), device.alloc(nbytes)]
+    # an exclusive scan is the inclusive scan of the input shifted by one; an in-place
+    # inclusive scan copies the input first, because the last pass writes dst
+    if not inclusive:
+        _convert(device, kt, n, WG, "shift_right", src, temps[0])
+        current, fresh = temps[0], {id(temps[1])}
+    elif dst is src:
+        device.copy(temps[0], src, nbytes)
+        current, fresh = temps[0], {id(temps[1])}
+    else:
+        current, fresh = src, {id(t) for t in temps}
+    kernel = _program(device, "hillis_steele.cl", kt).kernel("hillis_steele_pass")
+    offsets = [1 << k for k in range((n - 1).bit_length())]
+    for offset in offsets:
+        last = offset == offsets[-1]
+        target = dst if last else temps[0] if current is not temps[0] else temps[1]
+        copy_from = 0 if last or id(target) in fresh else offset >> 1
+        fresh.discard(id(target))
+        device.launch(kernel, round_to_multiple(n, WG), WG, current, target,
+                      np.uint32(offset), np.uint32(copy_from), np.uint32(n))
+        current = target
+
+
+# blelloch ------------------------------------------------------------------------------------
+def _blelloch(device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype,
+              inclusive: bool, *, WG: int = 256) -> None:  # noqa: N803
+    size = round_to_power_of_two(n)
+    item = kt.itemsize
+    tree = device.alloc(size * item)
+    device.copy(tree, src, n * item)
+    if size > n:
+        device.fill(tree, kt.type(0), (size - n) * item, offset=n * item)
+    program = _program(device, "blelloch.cl", kt)
+    up, down = program.kernel("up_sweep"), program.kernel("down_sweep")
+    levels = size.bit_length() - 1
+    for level in range(levels):
+        nodes = size >> (level + 1)
+        device.launch(up, nodes, min(WG, nodes), tree, np.uint32(1 << level))
+    device.fill(tree, kt.type(0), item, offset=(size - 1) * item)
+    for level in reversed(range(levels)):
+        nodes = size >> (level + 1)
+        device.launch(down, nodes, min(WG, nodes), tree, np.uint32(1 << level))
+    if inclusive:
+        _convert(device, kt, n, WG, "add_input", tree, src, dst)
+    else:
+        device.copy(dst, tree, n * item)
+
+
+# recursive_blocks and vector_blocks ----------------------------------------------------------
+def _block_scan(path: str, kernel_name: str, per_item: int) -> Enqueue:
+    """The recursive block scan of seed 000 sections 4.4 (2 elements per work-item) and 4.5 (16)."""
+
+    def enqueue(device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype,
+                inclusive: bool, *, WG: int = 256) -> None:  # noqa: N803
+        block = per_item * WG
+        groups = -(-n // block)
+        scan_kernel = _program(device, path, kt, WG=WG).kernel(kernel_name)
+        if groups == 1:
+            # one block: no block totals to propagate, and dst stands in for the unused sums
+            device.launch(scan_kernel, WG, WG, src, dst, dst, np.uint32(n),
+                          np.uint32(inclusive), np.uint32(0))
+            return
+        sums = device.alloc(groups * kt.itemsize)
+        device.launch(scan_kernel, groups * WG, WG, src, dst, sums, np.uint32(n),
+                      np.uint32(inclusive), np.uint32(1))
+        enqueue(device, sums, sums, groups, kt, False, WG=WG)
+        add = _program(device, "add_sums.cl", kt, WG=WG, PER_ITEM=per_item).kernel("add_sums")
+        device.launch(add, groups * WG, WG, dst, sums, np.uint32(n))
+
+    return enqueue
+
+
+_ENQUEUE: dict[str, Enqueue] = {
+    "hillis_steele": _hillis_steele,
+    "blelloch": _blelloch,
+    "recursive_blocks": _block_scan("recursive_blocks.cl", "scan_blocks", PAIR),
+    "vector_blocks": _block_scan("vector_blocks.cl", "scan_blocks_vec", VECTOR),
+}
+
+_WG = Param("WG", 256, (64, 128, 256, 512, 1024), "work-group size (work-items)")
+_FITS_GROUP = Requirement(
+    "work-group size WG <= the device's maximum",
+    lambda dev, p: p["WG"] <= dev.info.max_work_group_size,
+)
+_FITS_LOCAL = Requirement(
+    "local memory for 2 * WG elements of 8 bytes",
+    lambda dev, p: 2 * p["WG"] * 8 <= dev.info.local_mem_bytes,
+)
+
+for _name, _seed, _summary, _requires in (
+    ("hillis_steele", "000 §4.2",
+     "naive inclusive scan (Hillis-Steele): one launch per pass, double-buffered, O(n log n) work",
+     (_FITS_GROUP,)),
+    ("blelloch", "000 §4.3",
+     "work-efficient scan (Blelloch): pad to a power of two, up-sweep and down-sweep, one launch per level",
+     (_FITS_GROUP,)),
+    ("recursive_blocks", "000 §4.4",
+     "each work-group scans 2*WG elements in local memory; block sums scanned recursively, then added back",
+     (_FITS_GROUP, _FITS_LOCAL)),
+    ("vector_blocks", "000 §4.5",
+     "each work-item scans two 8-wide vectors in registers before the local block scan: 16*WG elements a block",
+     (_FITS_GROUP, _FITS_LOCAL)),
+):
+    register(Variant(
+        family="scan", name=_name, seed=_seed, summary=_summary,
+        run=_host_run(_ENQUEUE[_name], f"Scan ``x`` with {_name}: {_summary}."),
+        params=(_WG,), requires=_requires,
+    ))
