@@ -7,7 +7,7 @@
 
 from . import errors
 from ._version import __version__
-from .algorithms import matmul, saxpy, scan, vector_add, work_item_mapping
+from .algorithms import matmul, saxpy, scan, sort, vector_add, work_item_mapping
 from .runtime import Device, Timing, device, devices, round_to_multiple, round_to_power_of_two, using
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "round_to_power_of_two",
     "saxpy",
     "scan",
+    "sort",
     "using",
     "vector_add",
     "work_item_mapping",

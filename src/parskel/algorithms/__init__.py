@@ -4,6 +4,7 @@ from .basics import MAPPINGS, saxpy, vector_add, work_item_mapping
 from .matmuls import matmul
 from .registry import Param, Requirement, Variant, families, get, preferred, variants
 from .scans import scan
+from .sorts import sort
 
 __all__ = [
     "MAPPINGS",
@@ -16,6 +17,7 @@ __all__ = [
     "preferred",
     "saxpy",
     "scan",
+    "sort",
     "variants",
     "vector_add",
     "work_item_mapping",

@@ -3,3 +3,4 @@
 from . import basics  # noqa: F401
 from . import matmuls  # noqa: F401
 from . import scans  # noqa: F401
+from . import sorts  # noqa: F401

@@ -1,0 +1,215 @@
+"""Sorting (seed 000, chapter 5): bitonic networks and LSD radix sorts of 32-bit keys.
+
+Keys are uint32, int32 or float32 of any length; int32 and float32 sort through the
+order-preserving bit transforms of :mod:`parskel.algorithms.keys` (-0.0 before +0.0, NaNs
+last). The radix variants also move a ``values`` array (any 4-byte dtype) along with the keys
+and are stable: equal keys keep their input order. The bitonic variants sort keys only.
+
+Every variant's ``run(device, keys, values, **params)`` returns the sorted keys, or the pair
+``(keys, values)`` when values are given; inputs are never modified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..errors import VariantError
+from ..runtime import Buffer, Device, Local, device as select_device, round_to_multiple, round_to_power_of_two
+from . import registry
+from .keys import check_keys, check_values, download_keys, upload_keys
+from .registry import Param, Requirement, Variant, register
+from .scans import scan_buffer
+
+Result = np.ndarray | tuple[np.ndarray, np.ndarray]
+
+BUCKETS = 16
+PASSES = 8  # 4-bit digits of 32-bit keys
+_POWERS = (16, 32, 64, 128, 256, 512, 1024)
+
+
+def sort(
+    keys: np.ndarray,
+    values: np.ndarray | None = None,
+    *,
+    variant: str | None = None,
+    device: Device | str | None = None,
+    **params: int,
+) -> Result:
+    """Sort ``keys`` (1D uint32, int32 or float32) ascending on a device; a new array.
+
+    With ``values`` (1D, same length, any 4-byte dtype) returns ``(sorted_keys, values)``
+    with the values permuted like their keys, stably (as ``np.argsort(kind="stable")``).
+    ``variant`` picks one of ``parskel.algorithms.variants("sort")``; by default the fastest
+    known for the device runs, falling back when one cannot (the bitonic variants take no
+    values). ``params`` are the variant's tunables (``work_group``, ``keys_per_item``, ...).
+
+    float32 order: ``-inf < ... < -0.0 < +0.0 < ... < +inf < NaN``; every NaN comes back as
+    NumPy's quiet NaN (see :mod:`parskel.algorithms.keys`).
+
+    >>> parskel.sort(np.array([3, 1, 2], dtype=np.uint32))     # doctest: +SKIP
+    array([1, 2, 3], dtype=uint32)
+    """
+    keys = np.asarray(keys)
+    check_keys(keys)
+    if values is not None:
+        values = np.asarray(values)
+        check_values(values, keys.size)
+    dev = select_device(device)
+    return registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p))
+
+
+# shared ------------------------------------------------------------------------------------
+
+def _work_group_fits() -> Requirement:
+    return Requirement(
+        "work_group <= the device's largest work-group",
+        lambda dev, p: p["work_group"] <= dev.info.max_work_group_size,
+    )
+
+
+def _copies(keys: np.ndarray, values: np.ndarray | None) -> Result:
+    return keys.copy() if values is None else (keys.copy(), values.copy())
+
+
+# bitonic -----------------------------------------------------------------------------------
+
+def _keys_only(name: str, values: np.ndarray | None) -> None:
+    if values is not None:
+        raise VariantError(f"sort/{name} sorts keys only; use a radix variant to sort values with them")
+
+
+def _bitonic(device: Device, keys: np.ndarray, values: np.ndarray | None, *, work_group: int) -> Result:
+    """One launch of P/2 work-items per (box width, increment) of the network."""
+    check_keys(keys)
+    _keys_only("bitonic", values)
+    n = keys.size
+    if n <= 1:
+        return keys.copy()
+    step = device.program("sort/bitonic.cl").kernel("bitonic_step")
+    padded = round_to_power_of_two(n)
+    buffer = upload_keys(device, keys, padded)
+    items = padded // 2
+    local = min(work_group, items)
+    boxwidth = 2
+    while boxwidth <= padded:
+        inc = boxwidth // 2
+        while inc > 0:
+            device.launch(step, items, local, buffer, np.uint32(inc), np.uint32(boxwidth))
+            inc //= 2
+        boxwidth *= 2
+    return download_keys(device, buffer, n, keys.dtype)
+
+
+def _bitonic_fused(
+    device: Device, keys: np.ndarray, values: np.ndarray | None, *, work_group: int, fuse: int
+) -> Result:
+    """Up to ``fuse`` keys per work-item merged in registers: log2(fuse) columns per launch."""
+    check_keys(keys)
+    _keys_only("bitonic_fused", values)
+    n = keys.size
+    if n <= 1:
+        return keys.copy()
+    program = device.program("sort/bitonic_fused.cl")
+    kernels = {lvl: program.kernel(f"bitonic_fused{1 << lvl}") for lvl in range(1, fuse.bit_length())}
+    padded = round_to_power_of_two(n)
+    buffer = upload_keys(device, keys, padded)
+    boxwidth = 2
+    while boxwidth <= padded:
+        inc = boxwidth // 2
+        while inc > 0:
+            # inc.bit_length() columns remain in this box width: fuse as many as allowed.
+            lvl = min(inc.bit_length(), fuse.bit_length() - 1)
+            items = padded >> lvl
+            device.launch(kernels[lvl], items, min(work_group, items),
+                          buffer, np.uint32(inc), np.uint32(boxwidth))
+            inc >>= lvl
+        boxwidth *= 2
+    return download_keys(device, buffer, n, keys.dtype)
+
+
+# radix -------------------------------------------------------------------------------------
+
+def _radix(path: str, *, local: bool) -> Callable[..., Result]:
+    """The host side shared by the radix variants; ``path`` holds their two kernels."""
+
+    def run(device: Device, keys: np.ndarray, values: np.ndarray | None, *,
+            work_group: int, keys_per_item: int) -> Result:
+        check_keys(keys)
+        n = keys.size
+        if n == 0:
+            return _copies(keys, values)
+        program = device.program(path, {"KEYS_PER_ITEM": keys_per_item, "WITH_VALUES": values is not None})
+        histogram, permute = program.kernel("radix_histogram"), program.kernel("radix_permute")
+        padded = round_to_multiple(n, work_group * keys_per_item)
+        items = padded // keys_per_item
+        counts = device.alloc(items * BUCKETS * 4)
+        src, dst = upload_keys(device, keys, padded), device.alloc(padded * 4)
+        moved: list[Buffer] = []
+        if values is not None:
+            moved = [device.alloc(padded * 4), device.alloc(padded * 4)]
+            device.upload(moved[0], values)
+        scratch = [Local(work_group * BUCKETS * 4)] if local else []
+        for shift in range(0, 4 * PASSES, 4):
+            digit = np.uint32(shift)
+            device.launch(histogram, items, work_group, src, counts, digit, *scratch)
+            scan_buffer(device, counts, counts, items * BUCKETS, np.uint32)
+            device.launch(permute, items, work_group, src, dst, counts, digit, *scratch, *moved)
+            src, dst = dst, src
+            moved.reverse()
+        out = download_keys(device, src, n, keys.dtype)
+        if values is None:
+            return out
+        out_values = np.empty(n, dtype=values.dtype)
+        device.download(moved[0], out_values)
+        return out, out_values
+
+    return run
+
+
+def _local_fits() -> Requirement:
+    return Requirement(
+        f"{BUCKETS} uints of local memory per work-item",
+        lambda dev, p: p["work_group"] * BUCKETS * 4 <= dev.info.local_mem_bytes,
+    )
+
+
+def _work_group(default: int) -> Param:
+    return Param("work_group", default, _POWERS, "work-items per work-group")
+
+
+register(Variant(
+    family="sort", name="bitonic", seed="000 §5.2.1",
+    summary="bitonic network, one launch per (box width, increment), n/2 work-items",
+    run=_bitonic, params=(_work_group(256),), requires=(_work_group_fits(),),
+))
+register(Variant(
+    family="sort", name="bitonic_fused", seed="000 §5.2.2",
+    summary="bitonic network, 2/4/8/16 keys per work-item merged in registers (kernel fusion)",
+    run=_bitonic_fused,
+    params=(_work_group(256), Param("fuse", 16, (2, 4, 8, 16), "most keys merged per work-item")),
+    requires=(_work_group_fits(),),
+))
+register(Variant(
+    family="sort", name="radix", seed="000 §5.2.3",
+    summary="LSD radix sort, 4-bit digits, private per-work-item histograms, stable",
+    run=_radix("sort/radix.cl", local=False),
+    params=(_work_group(256), Param("keys_per_item", 32, (8, 16, 32, 64, 128), "keys per work-item")),
+    requires=(_work_group_fits(),),
+))
+register(Variant(
+    family="sort", name="radix_local", seed="000 §5.2.4",
+    summary="radix with the per-work-item histograms in local memory",
+    run=_radix("sort/radix_local.cl", local=True),
+    params=(_work_group(256), Param("keys_per_item", 32, (8, 16, 32, 64, 128), "keys per work-item")),
+    requires=(_work_group_fits(), _local_fits()),
+))
+register(Variant(
+    family="sort", name="radix_local_vec", seed="000 §5.2.5",
+    summary="radix_local with keys and values read as uint16 vectors",
+    run=_radix("sort/radix_local_vec.cl", local=True),
+    params=(_work_group(256),
+            Param("keys_per_item", 128, (16, 32, 64, 128, 256), "keys per work-item, a multiple of 16")),
+    requires=(_work_group_fits(), _local_fits()),
+))
