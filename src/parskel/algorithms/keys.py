@@ -25,6 +25,8 @@ from ..runtime import Buffer, Device, round_to_multiple
 
 KEY_KINDS = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2}
 PAD = np.uint32(0xFFFFFFFF)
+#: The most keys one sort takes: positions and the padded power of two must fit a uint.
+MAX_KEYS = 1 << 31
 _WORK_GROUP = 256
 
 
@@ -37,6 +39,8 @@ def check_keys(keys: np.ndarray) -> None:
         raise DTypeError(
             f"sort keys must be one of {supported}, got {keys.dtype}; convert them with astype"
         )
+    if keys.size > MAX_KEYS:
+        raise ShapeError(f"can sort at most {MAX_KEYS} keys at once, not {keys.size}")
 
 
 def check_values(values: np.ndarray, n: int) -> None:

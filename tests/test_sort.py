@@ -1,0 +1,178 @@
+"""Sorting (seed 000, chapter 5): every variant against NumPy, key-value stability, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import parskel as ps
+from parskel.errors import DTypeError, ShapeError, VariantError
+
+VARIANTS = [v.name for v in ps.algorithms.variants("sort")]
+RADIX = [name for name in VARIANTS if name.startswith("radix")]
+KEY_DTYPES = [np.uint32, np.int32, np.float32]
+SIZES = [0, 1, 2, 3, 5, 16, 17, 255, 256, 257, 1000, 4097]
+
+
+def random_keys(rng: np.random.Generator, dtype, n: int) -> np.ndarray:
+    if np.dtype(dtype).kind == "f":
+        return (rng.standard_normal(n) * 1e3).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+
+
+def as_bits(x: np.ndarray) -> np.ndarray:
+    return x.view(np.uint32)
+
+
+def test_the_seed_variants_are_registered() -> None:
+    assert VARIANTS == ["bitonic", "bitonic_fused", "radix", "radix_local", "radix_local_vec"]
+    for variant in ps.algorithms.variants("sort"):
+        assert variant.seed.startswith("000 §5.2")
+        assert "work_group" in {p.name for p in variant.params}
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_size(device, rng, variant, dtype) -> None:
+    sizes = SIZES + [int(s) for s in rng.integers(6, 3000, 3)]
+    for n in sizes:
+        keys = random_keys(rng, dtype, n)
+        original = keys.copy()
+        out = ps.sort(keys, variant=variant, device=device)
+        assert out.dtype == keys.dtype and out.shape == keys.shape
+        np.testing.assert_array_equal(out, np.sort(keys), err_msg=f"n={n}")
+        np.testing.assert_array_equal(keys, original)
+
+
+DISTRIBUTIONS = {
+    "random": lambda rng, k: k,
+    "duplicates": lambda rng, k: rng.choice(k[:7], k.size),
+    "sorted": lambda rng, k: np.sort(k),
+    "reversed": lambda rng, k: np.sort(k)[::-1],
+    "all_equal": lambda rng, k: np.full_like(k, k[0]),
+}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_key_distributions(device, rng, variant) -> None:
+    for dtype in KEY_DTYPES:
+        for name, shape in DISTRIBUTIONS.items():
+            keys = shape(rng, random_keys(rng, dtype, 3001))
+            out = ps.sort(keys, variant=variant, device=device)
+            np.testing.assert_array_equal(out, np.sort(keys), err_msg=f"{name} {np.dtype(dtype)}")
+
+
+def extreme_keys(dtype, rng: np.random.Generator) -> np.ndarray:
+    if np.dtype(dtype) == np.float32:
+        negative_nan = np.array([0xFFC00001], dtype=np.uint32).view(np.float32)[0]
+        special = [0.0, -0.0, np.inf, -np.inf, np.nan, negative_nan, 1e-45, -1e-45,
+                   np.finfo(np.float32).max, np.finfo(np.float32).min, 1.0, -1.0]
+    else:
+        info = np.iinfo(dtype)
+        special = [0, 1, info.max, info.min, info.max - 1, info.min + 1, 7]
+        special += [-1, -2] if info.min < 0 else []
+    return rng.permutation(np.repeat(np.array(special, dtype=dtype), 23))
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_extreme_values(device, rng, variant, dtype) -> None:
+    keys = extreme_keys(dtype, rng)
+    out = ps.sort(keys, variant=variant, device=device)
+    np.testing.assert_array_equal(out, np.sort(keys))
+    if np.dtype(dtype) == np.float32:
+        nans = np.isnan(out)
+        assert nans[-np.isnan(keys).sum():].all(), "NaNs sort last"
+        assert (as_bits(out[nans]) == 0x7FC00000).all(), "NaNs come back canonical"
+        zeros = out[out == 0]
+        signs = np.signbit(zeros)
+        assert signs.sum() == np.signbit(keys[keys == 0]).sum()
+        assert (np.diff(signs.astype(int)) <= 0).all(), "-0.0 sorts before +0.0"
+
+
+VALUE_DTYPES = [np.int32, np.uint32, np.float32]
+
+
+@pytest.mark.parametrize("variant", RADIX)
+def test_key_value_sort_is_stable(device, rng, variant) -> None:
+    for n in [0, 1, 2, 17, 257, 4097, int(rng.integers(100, 3000))]:
+        for dtype, value_dtype in zip(KEY_DTYPES, VALUE_DTYPES):
+            keys = rng.choice(random_keys(rng, dtype, 6), n)
+            if dtype == np.float32 and n > 2:
+                keys[rng.integers(0, n, 3)] = np.nan
+            values = rng.permutation(n).astype(value_dtype)
+            original = (keys.copy(), values.copy())
+            out_keys, out_values = ps.sort(keys, values, variant=variant, device=device)
+            order = np.argsort(keys, kind="stable")
+            np.testing.assert_array_equal(out_keys, keys[order], err_msg=f"n={n}")
+            assert out_values.dtype == values.dtype
+            np.testing.assert_array_equal(out_values, values[order], err_msg=f"n={n}")
+            np.testing.assert_array_equal(keys, original[0])
+            np.testing.assert_array_equal(values, original[1])
+
+
+@pytest.mark.parametrize("variant", RADIX)
+def test_tunables(device, rng, variant) -> None:
+    keys = random_keys(rng, np.uint32, 5000)
+    values = np.arange(5000, dtype=np.int32)
+    for params in ({"work_group": 32, "keys_per_item": 16}, {"work_group": 64, "keys_per_item": 64}):
+        out_keys, out_values = ps.sort(keys, values, variant=variant, device=device, **params)
+        order = np.argsort(keys, kind="stable")
+        np.testing.assert_array_equal(out_keys, keys[order])
+        np.testing.assert_array_equal(out_values, values[order])
+
+
+@pytest.mark.parametrize("fuse", [2, 4, 8])
+def test_bitonic_fused_levels(device, rng, fuse) -> None:
+    keys = random_keys(rng, np.int32, 3000)
+    out = ps.sort(keys, variant="bitonic_fused", device=device, fuse=fuse, work_group=32)
+    np.testing.assert_array_equal(out, np.sort(keys))
+
+
+@pytest.mark.parametrize("variant", ["bitonic", "bitonic_fused"])
+def test_bitonic_takes_no_values(device, variant) -> None:
+    keys = np.arange(10, dtype=np.uint32)
+    with pytest.raises(VariantError, match="keys only"):
+        ps.sort(keys, keys, variant=variant, device=device)
+
+
+def test_default_sorts_values_and_records_transfers(device, rng) -> None:
+    keys = random_keys(rng, np.float32, 1234)
+    values = np.arange(1234, dtype=np.float32)
+    with device.record() as rec:
+        out_keys, out_values = ps.sort(keys, values, device=device)
+    order = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(out_keys, keys[order])
+    np.testing.assert_array_equal(out_values, values[order])
+    timing = rec.timing
+    assert timing.launches > 0 and timing.upload > 0 and timing.download > 0
+
+
+def test_ten_million_keys(device, rng) -> None:
+    keys = rng.integers(0, 2**32, 10**7, dtype=np.uint32)
+    np.testing.assert_array_equal(ps.sort(keys, device=device), np.sort(keys))
+
+
+def test_bad_input(device) -> None:
+    keys = np.arange(6, dtype=np.uint32)
+    with pytest.raises(ShapeError):
+        ps.sort(keys.reshape(2, 3), device=device)
+    with pytest.raises(ShapeError, match="at most"):
+        ps.sort(np.broadcast_to(np.uint32(0), (2**31 + 1,)), device=device)
+    with pytest.raises(DTypeError, match="astype"):
+        ps.sort(keys.astype(np.int64), device=device)
+    with pytest.raises(DTypeError):
+        ps.sort(keys.astype(np.float64), device=device)
+    with pytest.raises(ShapeError):
+        ps.sort(keys, keys[:5], device=device)
+    with pytest.raises(ShapeError):
+        ps.sort(keys, keys.reshape(2, 3), device=device)
+    with pytest.raises(DTypeError):
+        ps.sort(keys, keys.astype(np.int16), device=device)
+    with pytest.raises(VariantError, match="no variant"):
+        ps.sort(keys, variant="quick", device=device)
+    with pytest.raises(VariantError, match="no parameter"):
+        ps.sort(keys, variant="radix", device=device, tile=4)
+    with pytest.raises(VariantError, match="not one of"):
+        ps.sort(keys, variant="radix_local_vec", device=device, keys_per_item=24)
