@@ -1,0 +1,177 @@
+"""Prefix sums: every variant, both kinds, every dtype, against NumPy's cumsum."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import parskel as ps
+from parskel.algorithms import registry
+from parskel.algorithms.scans import scan_buffer
+from parskel.errors import DTypeError, ShapeError, VariantError
+
+VARIANTS = [v.name for v in registry.variants("scan")]
+DTYPES = [np.int32, np.uint32, np.float32, np.int64, np.uint64, np.float64]
+SIZES = [0, 1, 2, 3, 5, 16, 17, 255, 256, 257, 1000, 4097, 6133, 70001]
+
+
+def reference(x: np.ndarray, inclusive: bool) -> np.ndarray:
+    """NumPy's scan in x's own dtype (integers wrap around), exclusive by a shift."""
+    inc = np.cumsum(x, dtype=x.dtype)
+    if inclusive:
+        return inc
+    return np.concatenate([np.zeros(1, x.dtype), inc[:-1]])[: x.size]
+
+
+def sample(rng: np.random.Generator, dtype: type, n: int) -> np.ndarray:
+    """Integers over the whole range (so sums wrap), floats of both signs."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return rng.standard_normal(n).astype(dt)
+    info = np.iinfo(dt)
+    return rng.integers(info.min, info.max, size=n, dtype=dt, endpoint=True)
+
+
+def assert_scan(got: np.ndarray, x: np.ndarray, inclusive: bool) -> None:
+    """Exact for integers; floats within a tolerance of the running sum of magnitudes.
+
+    The kernels add in tree order, NumPy left to right: each partial sum may differ by a few
+    rounding errors of the largest magnitude summed so far, not of the (possibly cancelled) result.
+    """
+    want = reference(x, inclusive)
+    assert got.dtype == x.dtype and got.shape == x.shape
+    if x.dtype.kind != "f":
+        np.testing.assert_array_equal(got, want)
+        return
+    rtol = 1e-4 if x.dtype == np.float32 else 1e-12
+    scale = reference(np.abs(x).astype(np.float64), inclusive) + 1
+    assert np.all(np.abs(got.astype(np.float64) - want) <= rtol * scale)
+
+
+def skip_without_fp64(device: ps.Device, dtype: type) -> None:
+    if np.dtype(dtype) == np.float64 and not device.info.fp64:
+        pytest.skip(f"{device.id} has no fp64")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("inclusive", [False, True], ids=["exclusive", "inclusive"])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_variant_matches_numpy(device, rng, variant, inclusive, dtype):
+    skip_without_fp64(device, dtype)
+    for n in [*SIZES, int(rng.integers(2, 20000))]:
+        x = sample(rng, dtype, n)
+        before = x.copy()
+        got = ps.scan(x, inclusive=inclusive, variant=variant, device=device)
+        assert_scan(got, x, inclusive)
+        np.testing.assert_array_equal(x, before)
+
+
+@pytest.mark.parametrize("variant", ["recursive_blocks", "vector_blocks"])
+@pytest.mark.parametrize("wg", [64, 1024])
+def test_block_variants_at_other_work_group_sizes(device, rng, variant, wg):
+    if wg > device.info.max_work_group_size:
+        pytest.skip(f"{device.id} runs at most {device.info.max_work_group_size} work-items a group")
+    # one block, just over one (two levels), several, and where small enough three levels
+    block = (16 if variant == "vector_blocks" else 2) * wg
+    sizes = [block - 1, block + 1, 3 * block + 5]
+    if block * block <= 1 << 21:
+        sizes.append(block * block + 7)
+    for n in sizes:
+        x = sample(rng, np.int32, n)
+        got = ps.scan(x, inclusive=True, variant=variant, device=device, WG=wg)
+        assert_scan(got, x, True)
+
+
+@pytest.mark.parametrize("inclusive", [False, True], ids=["exclusive", "inclusive"])
+def test_default_million(device, rng, inclusive):
+    x = sample(rng, np.int32, 1_000_003)
+    assert_scan(ps.scan(x, inclusive=inclusive, device=device), x, inclusive)
+
+
+def test_default_ten_million(device, rng):
+    x = rng.integers(-1000, 1000, size=10_000_000, dtype=np.int32)
+    assert_scan(ps.scan(x, device=device), x, False)
+
+
+def test_float32_large_tolerance(device, rng):
+    x = rng.random(1 << 20, dtype=np.float32)
+    assert_scan(ps.scan(x, inclusive=True, device=device), x, True)
+
+
+def test_accepts_lists_and_strided_views(device):
+    np.testing.assert_array_equal(ps.scan([3, 1, 4, 1, 5], device=device), [0, 3, 4, 8, 9])
+    x = np.arange(20, dtype=np.int32)[::3]
+    assert_scan(ps.scan(x, inclusive=True, device=device), x, True)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("in_place", [False, True], ids=["copy", "in_place"])
+def test_scan_buffer(device, rng, variant, in_place):
+    n = 5000
+    x = sample(rng, np.uint32, n)
+    src = device.to_device(x)
+    # dst longer than n: the elements past n must stay as they were
+    tail = np.full(7, 12345, dtype=np.uint32)
+    dst = src if in_place else device.to_device(np.concatenate([np.zeros(n, np.uint32), tail]))
+    scan_buffer(device, src, dst, n, np.uint32, inclusive=False, variant=variant)
+    out = np.empty(dst.nbytes // 4, dtype=np.uint32)
+    device.download(dst, out)
+    assert_scan(out[:n], x, False)
+    if not in_place:
+        np.testing.assert_array_equal(out[n:], tail)
+        back = np.empty_like(x)
+        device.download(src, back)
+        np.testing.assert_array_equal(back, x)
+
+
+def test_scan_buffer_refuses_bad_arguments(device):
+    small = device.alloc(40)
+    with pytest.raises(ShapeError):
+        scan_buffer(device, small, small, 11, np.int32)
+    with pytest.raises(DTypeError):
+        scan_buffer(device, small, small, 5, np.int16)
+    with pytest.raises(VariantError):
+        scan_buffer(device, small, small, 5, np.int32, variant="quick")
+    with pytest.raises(VariantError):
+        scan_buffer(device, small, small, 5, np.int32, WG=100)
+
+
+@pytest.mark.parametrize(
+    "bad, error",
+    [
+        (np.zeros((2, 3), np.int32), ShapeError),
+        (np.int32(5), ShapeError),
+        (np.zeros(4, np.int16), DTypeError),
+        (np.zeros(4, bool), DTypeError),
+        (np.zeros(4, np.complex64), DTypeError),
+        (np.zeros(4, ">i4"), DTypeError),
+    ],
+    ids=["2d", "scalar", "int16", "bool", "complex", "big_endian"],
+)
+def test_rejects_bad_input(device, bad, error):
+    with pytest.raises(error):
+        ps.scan(bad, device=device)
+
+
+def test_rejects_unknown_variant_and_parameters(device):
+    x = np.arange(5, dtype=np.int32)
+    with pytest.raises(VariantError):
+        ps.scan(x, variant="quick", device=device)
+    with pytest.raises(VariantError):
+        ps.scan(x, variant="blelloch", device=device, WG=100)
+    with pytest.raises(VariantError):
+        ps.scan(x, device=device, TILE=4)
+
+
+def test_variants_are_registered():
+    assert VARIANTS == ["hillis_steele", "blelloch", "recursive_blocks", "vector_blocks"]
+    for v in registry.variants("scan"):
+        assert v.seed.startswith("000 §4.") and [p.name for p in v.params] == ["WG"]
+
+
+def test_record_splits_upload_kernel_download(device, rng):
+    x = sample(rng, np.int32, 100_000)
+    with device.record() as rec:
+        ps.scan(x, variant="vector_blocks", device=device)
+    kinds = [event.kind for event in rec.events]
+    assert kinds[0] == "upload" and kinds[-1] == "download" and kinds.count("kernel") >= 2
