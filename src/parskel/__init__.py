@@ -9,9 +9,20 @@ from . import errors
 from ._version import __version__
 from .algorithms import matmul, saxpy, scan, sort, vector_add, work_item_mapping
 from .runtime import Device, Timing, device, devices, round_to_multiple, round_to_power_of_two, using
+from .containers import Matrix, Vector, struct
+from .skeletons import Generate, Map, MapArray, MapReduce, Reduce, Scan, Zip
 
 __all__ = [
     "Device",
+    "Generate",
+    "Map",
+    "MapArray",
+    "MapReduce",
+    "Matrix",
+    "Reduce",
+    "Scan",
+    "Vector",
+    "Zip",
     "Timing",
     "__version__",
     "device",
@@ -23,6 +34,7 @@ __all__ = [
     "saxpy",
     "scan",
     "sort",
+    "struct",
     "using",
     "vector_add",
     "work_item_mapping",

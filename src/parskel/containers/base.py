@@ -1,0 +1,166 @@
+"""What Vector and Matrix share: one array kept on the host and on a device, copied lazily.
+
+Each side is either valid or stale. A skeleton asks for the device buffer (uploaded if the
+device copy is stale) and marks its outputs as written on the device; reading on the host
+downloads once and keeps the host copy until the device is written again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from ..errors import ShapeError
+from ..runtime import Buffer, Device, device as select_device
+from .structs import element_c_type
+
+
+class Container:
+    """An n-dimensional array on the host and on one device (see :class:`Vector`, :class:`Matrix`)."""
+
+    ndim: int = 0
+
+    __slots__ = ("_shape", "_dtype", "_device", "_host", "_buffer", "_host_valid", "_device_valid",
+                 "_c_type")
+
+    def __init__(self, data: Any = None, *, dtype: DTypeLike | None = None,
+                 shape: tuple[int, ...] | None = None, device: Device | str | None = None) -> None:
+        dev = select_device(device)
+        if data is None:
+            if shape is None or dtype is None:
+                raise ShapeError(f"{type(self).__name__} needs data, or a shape and a dtype")
+            host = np.zeros(self._checked_shape(shape), dtype=dtype)
+        else:
+            if isinstance(data, Container):
+                data = data.numpy()
+            host = np.array(data, dtype=dtype, copy=True, order="C")
+            self._checked_shape(host.shape)
+        self._setup(host.shape, host.dtype, dev)
+        self._host = host
+        self._host_valid = True
+
+    def _checked_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        shape = tuple(int(s) for s in shape)
+        if len(shape) != self.ndim or any(s < 0 for s in shape):
+            raise ShapeError(f"{type(self).__name__} needs a {self.ndim}D shape, got {shape}")
+        return shape
+
+    def _setup(self, shape: tuple[int, ...], dtype: np.dtype, dev: Device) -> None:
+        self._shape = shape
+        self._dtype = np.dtype(dtype)
+        self._device = dev
+        self._c_type = element_c_type(self._dtype, dev)
+        self._host = None
+        self._buffer = None
+        self._host_valid = False
+        self._device_valid = False
+
+    @classmethod
+    def empty(cls, shape: int | tuple[int, ...], dtype: DTypeLike, *,
+              device: Device | str | None = None) -> Container:
+        """A container whose contents live (uninitialised) on the device only."""
+        self = cls.__new__(cls)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        self._setup(self._checked_shape(shape), np.dtype(dtype), select_device(device))
+        self._buffer = self._device.alloc(self.nbytes)
+        self._device_valid = True
+        return self
+
+    # description ----------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self._dtype.itemsize
+
+    @property
+    def c_type(self) -> str:
+        """The C type of an element in kernels (a scalar type or a registered struct name)."""
+        return self._c_type
+
+    def __len__(self) -> int:
+        return self._shape[0]
+
+    def __repr__(self) -> str:
+        where = "+".join(side for side, ok in (("host", self._host_valid), ("device", self._device_valid)) if ok)
+        return f"{type(self).__name__}(shape={self._shape}, dtype={self._dtype}, device={self._device.id}, valid on {where})"
+
+    # coherence ------------------------------------------------------------------------------
+    def to_device(self) -> Buffer:
+        """The device buffer, uploaded first if the device copy is stale."""
+        if self._buffer is None:
+            self._buffer = self._device.alloc(self.nbytes)
+        if not self._device_valid:
+            self._device.upload(self._buffer, self._host)
+            self._device_valid = True
+        return self._buffer
+
+    def to_host(self) -> np.ndarray:
+        """Download if the host copy is stale; returns the host array (read-only view)."""
+        if not self._host_valid:
+            if self._host is None:
+                self._host = np.empty(self._shape, dtype=self._dtype)
+            self._device.download(self._buffer, self._host)
+            self._host_valid = True
+        view = self._host.view()
+        view.flags.writeable = False
+        return view
+
+    def numpy(self, *, writable: bool = False) -> np.ndarray:
+        """The contents as a NumPy array: a read-only view of the host copy.
+
+        ``writable=True`` gives a writable view and marks the device copy stale, since the
+        caller means to write through it.
+        """
+        view = self.to_host()
+        if writable:
+            view = self._host.view()
+            self.mark_host_modified()
+        return view
+
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
+        view = self.to_host()
+        if dtype is not None and np.dtype(dtype) != self._dtype:
+            return view.astype(dtype)
+        return view.copy() if copy else view
+
+    def mark_host_modified(self) -> None:
+        """The host copy was written behind the container's back: the device copy is stale."""
+        self.to_host()
+        self._host_valid = True
+        self._device_valid = False
+
+    def mark_device_modified(self) -> None:
+        """The device buffer was written behind the container's back: the host copy is stale."""
+        self.to_device()
+        self._device_valid = True
+        self._host_valid = False
+
+    def _written_on_device(self) -> None:
+        self._device_valid = True
+        self._host_valid = False
+
+    # host view ------------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        return self.to_host()[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.to_host()
+        self._host[key] = value
+        self._device_valid = False

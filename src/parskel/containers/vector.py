@@ -1,0 +1,25 @@
+"""Vector: a 1D container (seed 004, SkelCL/SkePU ``Vector``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import DTypeLike
+
+from ..runtime import Device
+from .base import Container
+
+
+class Vector(Container):
+    """A 1D array kept on the host and on a device, copied lazily.
+
+    >>> v = ps.Vector(np.arange(5, dtype=np.float32))     # doctest: +SKIP
+    >>> w = ps.Vector(size=1000, dtype=np.int32)          # zeros
+    """
+
+    ndim = 1
+    __slots__ = ()
+
+    def __init__(self, data: Any = None, *, dtype: DTypeLike | None = None, size: int | None = None,
+                 device: Device | str | None = None) -> None:
+        super().__init__(data, dtype=dtype, shape=None if size is None else (size,), device=device)

@@ -1,0 +1,15 @@
+"""Algorithmic skeletons (seed 004): built once from user functions in OpenCL C, called many times.
+
+Each skeleton is a class beside its kernel template in ``kernels/skeletons/``; results stay on
+the device until the host reads them, so calls compose: ``total(square(v))``.
+"""
+
+from .generate import Generate
+from .map import Map
+from .map_array import MapArray
+from .map_reduce import MapReduce
+from .reduce import Reduce
+from .scan import Scan
+from .zip import Zip
+
+__all__ = ["Generate", "Map", "MapArray", "MapReduce", "Reduce", "Scan", "Zip"]

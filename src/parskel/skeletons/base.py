@@ -1,0 +1,56 @@
+"""What every skeleton shares: a per-(element types, device) cache of built kernels, and checks
+of the containers a call receives."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
+
+from ..containers.base import Container
+from ..errors import ShapeError
+from .codegen import check_container
+
+P = TypeVar("P")
+
+
+class Skeleton:
+    """Base of the skeleton classes: built once from user functions, callable many times."""
+
+    name = "Skeleton"
+
+    def __init__(self) -> None:
+        self._plans: dict[Hashable, Any] = {}
+
+    def _plan(self, key: Hashable, make: Callable[[], P]) -> P:
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = make()
+        return plan
+
+    def _inputs(self, values: Sequence[Any], names: Sequence[str], *, same_shape: bool = True) -> list[Container]:
+        """Check that the inputs are containers on one device (and of one shape if asked)."""
+        first = check_container(values[0], f"{self.name}: {names[0]}")
+        found = [first]
+        for value, name in zip(values[1:], names[1:]):
+            c = check_container(value, f"{self.name}: {name}", first.device)
+            if same_shape and (c.shape != first.shape or type(c) is not type(first)):
+                raise ShapeError(f"{self.name}: {name} is a {type(c).__name__} of shape {c.shape}, "
+                                 f"{names[0]} a {type(first).__name__} of shape {first.shape}")
+            found.append(c)
+        return found
+
+    def _output(self, out: Any, like: Container, shape: tuple[int, ...], dtype: Any,
+                inputs: Sequence[Container], *, may_alias: bool) -> Container:
+        """A new output container, or ``out`` checked for shape, dtype, device and aliasing."""
+        if out is None:
+            return type(like).empty(shape, dtype, device=like.device)
+        check_container(out, f"{self.name}: out", like.device)
+        if out.shape != shape or out.dtype != dtype:
+            raise ShapeError(f"{self.name}: out has shape {out.shape} and dtype {out.dtype}; "
+                             f"the result has shape {shape} and dtype {dtype}")
+        if not may_alias and any(out is c for c in inputs):
+            raise ShapeError(f"{self.name}: out must not be one of the inputs (elements are read after others are written)")
+        return out
+
+    def __repr__(self) -> str:
+        return f"ps.{self.name}(...)"

@@ -1,0 +1,108 @@
+"""Map: f(a_i) for every element (seed 004, section 2.4.1), and the element-wise machinery that
+Zip, MapArray and Generate share (kernel template ``kernels/skeletons/map.cl``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..containers.base import Container
+from ..errors import ShapeError
+from ..runtime import Device, Kernel
+from .base import Skeleton
+from .codegen import (UserFunction, bind_extras, build, check_size, dtype_of, group_size, launch_size,
+                      mark_written)
+
+TEMPLATE = "skeletons/map.cl"
+
+
+@dataclass(frozen=True)
+class _Plan:
+    kernel: Kernel
+    group: int
+    out_dtype: np.dtype | None
+
+
+class Elementwise(Skeleton):
+    """One work-item per output element; ``inputs`` element parameters come first."""
+
+    def __init__(self, source: str, inputs: int) -> None:
+        super().__init__()
+        self.inputs = inputs
+        self.fn = UserFunction(source, self.name, "user", inputs)
+        self._void = self.fn.return_type == "void"
+        self._out_dtype = None if self._void else dtype_of(self.fn.return_type, self.fn.where)
+
+    def _build(self, dev: Device, in_types: tuple[str, ...], dtypes: tuple[np.dtype, ...], matrix: bool) -> _Plan:
+        fn = self.fn
+        fn.check_indices(2 if matrix else 1)
+        for k, ctype in enumerate(in_types):
+            fn.check_element(k, ctype, f"input {k}")
+        if self._out_dtype is not None:
+            from ..containers.structs import element_c_type
+            element_c_type(self._out_dtype, dev)
+        out_t = fn.return_type
+        indices = ["ps_i"] if len(fn.index_positions) < 2 else ["ps_row", "ps_col"]
+        glue = [
+            "#define PS_INPUT_PARAMS " + "".join(f"__global const {t} *ps_in{k}, " for k, t in enumerate(in_types)),
+            "#define PS_OUT_PARAM " + ("" if self._void else f"__global {out_t} *ps_out,"),
+            "#define PS_STORE(v) " + ("(void)(v)" if self._void else "ps_out[ps_i] = (v)"),
+            "#define PS_EXTRA_PARAMS" + fn.extra_params("ps_x"),
+            "#define PS_ELEMENT " + fn.call([f"ps_in{k}[ps_i]" for k in range(len(in_types))], indices, "ps_x"),
+        ]
+        used = list(dtypes) + ([] if self._out_dtype is None else [self._out_dtype])
+        program = build(dev, self.name, TEMPLATE, [fn], used, "\n".join(glue) + "\n")
+        kernel = program.kernel("ps_map")
+        return _Plan(kernel, group_size(kernel, dev), self._out_dtype)
+
+    def _run(self, inputs: list[Container], shape_like: Container, extras: tuple[Any, ...],
+             out: Any) -> Container | None:
+        dev = shape_like.device
+        matrix = shape_like.ndim == 2
+        key = (dev, tuple(c.dtype for c in inputs), matrix)
+        plan = self._plan(key, lambda: self._build(dev, tuple(c.c_type for c in inputs),
+                                                   tuple(c.dtype for c in inputs), matrix))
+        n = shape_like.size
+        check_size(n, self.name)
+        args, written = bind_extras(self.fn, extras, dev)
+        if any(c is w for c in inputs for w in written):
+            raise ShapeError(f"{self.name}: a container passed for writing must not also be an input")
+        result = None
+        head = [c.to_device() for c in inputs]
+        if not self._void:
+            result = self._output(out, shape_like, shape_like.shape, plan.out_dtype, inputs, may_alias=True)
+            if any(result is w for w in written):
+                raise ShapeError(f"{self.name}: out must not also be an extra argument")
+            head.append(result.to_device() if out is not None else result._buffer)
+        elif out is not None:
+            raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
+        cols = shape_like.shape[1] if matrix else 1
+        dev.launch(plan.kernel, launch_size(n, plan.group), plan.group, *head,
+                   np.uint32(n), np.uint32(max(cols, 1)), *args)
+        if result is not None:
+            result._written_on_device()
+        mark_written(written)
+        return result
+
+
+class Map(Elementwise):
+    """``Map(f)(a, *extra)``: ``f(a[i], [index], *extra)`` for every element, a new container.
+
+    The result type is the return type of ``f``; a ``void`` function writes only through its
+    container extras. ``out=`` writes into an existing container (it may be ``a``).
+
+    >>> square = ps.Map("float f(float x) { return x * x; }")    # doctest: +SKIP
+    >>> square(ps.Vector(np.arange(4, dtype=np.float32))).numpy()
+    array([0., 1., 4., 9.], dtype=float32)
+    """
+
+    name = "Map"
+
+    def __init__(self, source: str) -> None:
+        super().__init__(source, 1)
+
+    def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> Container | None:
+        (a,) = self._inputs([a], ["the input"])
+        return self._run([a], a, extra, out)

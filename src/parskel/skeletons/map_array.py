@@ -1,0 +1,32 @@
+"""MapArray: f(a_i, whole array b) with random access to b (seed 004, SkePU's MapArray).
+Shares Map's kernel template: the array is the function's first extra parameter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..containers.base import Container
+from ..errors import UserFunctionError
+from .map import Elementwise
+
+
+class MapArray(Elementwise):
+    """``MapArray(f)(a, b, *extra)``: ``f(a[i], b, [index], *extra)`` with ``b`` a ``__global``
+    pointer to the whole of container ``b``.
+
+    >>> permute = ps.MapArray("float f(uint p, __global const float *src) { return src[p]; }")  # doctest: +SKIP
+    """
+
+    name = "MapArray"
+
+    def __init__(self, source: str) -> None:
+        super().__init__(source, 1)
+        if not self.fn.extras or not self.fn.extras[0].pointer:
+            raise UserFunctionError(
+                f"MapArray: after the element, {self.fn.signature.name!r} must take the array as "
+                "a __global pointer parameter"
+            )
+
+    def __call__(self, a: Container, b: Container, *extra: Any, out: Container | None = None) -> Container | None:
+        (a,) = self._inputs([a], ["the input"])
+        return self._run([a], a, (b, *extra), out)

@@ -1,0 +1,29 @@
+"""MapReduce: reduce(map(a_i)) fused into one pass, without an intermediate container
+(seed 004, SkePU's MapReduce). Kernel template: ``kernels/skeletons/reduce.cl``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..containers.base import Container
+from .codegen import UserFunction
+from .reduce import Reduction
+
+
+class MapReduce(Reduction):
+    """``MapReduce(f, op, identity)(a, *extra)``: ``op``-reduction of ``f(a[i], [index], ...)``.
+
+    Extra arguments go to ``f`` first (as many as it declares), the rest to ``op``.
+
+    >>> sumsq = ps.MapReduce("float f(float x) { return x * x; }",       # doctest: +SKIP
+    ...                      "float add(float a, float b) { return a + b; }", identity=0)
+    """
+
+    name = "MapReduce"
+
+    def __init__(self, map_source: str, reduce_source: str, identity: Any = 0) -> None:
+        mapper = UserFunction(map_source, self.name, "map", 1)
+        super().__init__(reduce_source, identity, mapper)
+
+    def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> Any:
+        return self._reduce(a, extra, out)

@@ -1,0 +1,31 @@
+"""Zip: g(a_i, b_i, ...) over two or more inputs of one shape whose types may all differ
+(seed 004, section 2.4.1). Shares Map's kernel template."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..containers.base import Container
+from ..errors import UserFunctionError
+from .map import Elementwise
+
+
+class Zip(Elementwise):
+    """``Zip(g, inputs=2)(a, b, ..., *extra)``: ``g(a[i], b[i], ..., [index], *extra)``.
+
+    >>> axpy = ps.Zip("float f(float x, int y, float s) { return s * x + y; }")  # doctest: +SKIP
+    >>> axpy(x, y, 2.0)
+    """
+
+    name = "Zip"
+
+    def __init__(self, source: str, inputs: int = 2) -> None:
+        if inputs < 2:
+            raise UserFunctionError(f"Zip combines two or more inputs, not {inputs}; use Map for one")
+        super().__init__(source, inputs)
+
+    def __call__(self, *args: Any, out: Container | None = None) -> Container | None:
+        if len(args) < self.inputs:
+            raise UserFunctionError(f"Zip: expected {self.inputs} input containers, got {len(args)} arguments")
+        inputs = self._inputs(args[:self.inputs], [f"input {k}" for k in range(self.inputs)])
+        return self._run(inputs, inputs[0], args[self.inputs:], out)

@@ -1,0 +1,98 @@
+"""Vector and Matrix: creation, lazy host/device coherence, host views, struct element types."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import parskel as ps
+from parskel.errors import DTypeError, ShapeError
+
+POINT = ps.struct("point", [("x", np.float32), ("y", np.float32), ("id", np.int32)])
+
+
+def test_vector_from_numpy_copies_and_reads_back(device, rng):
+    x = rng.random(37).astype(np.float32)
+    v = ps.Vector(x, device=device)
+    x[0] = -1
+    assert v.numpy()[0] != -1
+    assert len(v) == 37 and v.shape == (37,) and v.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(v)[1:], x[1:])
+    np.testing.assert_array_equal(v[3:7], x[3:7])
+
+
+def test_creation_from_sequence_and_shape(device):
+    assert ps.Vector([1, 2, 3], dtype=np.int16, device=device).numpy().tolist() == [1, 2, 3]
+    z = ps.Vector(size=4, dtype=np.uint8, device=device)
+    assert z.numpy().tolist() == [0, 0, 0, 0]
+    m = ps.Matrix(shape=(2, 3), dtype=np.float32, device=device)
+    assert m.shape == (2, 3) and len(m) == 2 and m.rows == 2 and m.cols == 3
+    with pytest.raises(ShapeError):
+        ps.Vector(np.zeros((2, 2)), device=device)
+    with pytest.raises(ShapeError):
+        ps.Matrix(np.zeros(3), device=device)
+
+
+def test_numpy_view_is_read_only_and_writes_mark_the_device_stale(device):
+    v = ps.Vector(np.arange(4, dtype=np.int32), device=device)
+    with pytest.raises(ValueError):
+        v.numpy()[0] = 5
+    v.to_device()
+    v[1] = 10
+    double = ps.Map("int f(int x) { return 2 * x; }")
+    assert double(v).numpy().tolist() == [0, 20, 4, 6]
+    v.numpy(writable=True)[0] = 7
+    assert double(v).numpy().tolist() == [14, 20, 4, 6]
+
+
+def test_device_writes_make_the_host_stale(device):
+    v = ps.Vector(np.zeros(5, dtype=np.float32), device=device)
+    ps.Map("float f(float x) { return x + 1; }")(v, out=v)
+    assert v.numpy().tolist() == [1] * 5
+    buf = v.to_device()
+    device.upload(buf, np.full(5, 3, dtype=np.float32), wait=True)
+    v.mark_device_modified()
+    assert v.numpy().tolist() == [3] * 5
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+                                   np.int64, np.uint64, np.float32, np.float64])
+def test_every_scalar_type_round_trips(device, dtype):
+    if dtype == np.float64 and not device.info.fp64:
+        pytest.skip("no fp64 on this device")
+    x = np.arange(11).astype(dtype)
+    v = ps.Vector(x, device=device)
+    v.to_device()
+    v.mark_device_modified()
+    np.testing.assert_array_equal(v.numpy(), x)
+
+
+def test_struct_layout_and_round_trip(device):
+    x = np.zeros(6, POINT)
+    x["x"], x["y"], x["id"] = np.arange(6), -np.arange(6), np.arange(6) * 10
+    v = ps.Vector(x, device=device)
+    assert v.c_type == "point"
+    moved = ps.Map("point f(point p) { p.x += 1.0f; p.id += 1; return p; }")(v)
+    got = moved.numpy()
+    np.testing.assert_array_equal(got["x"], x["x"] + 1)
+    np.testing.assert_array_equal(got["id"], x["id"] + 1)
+    np.testing.assert_array_equal(got["y"], x["y"])
+
+
+def test_structs_are_refused_when_unregistered_or_misaligned(device):
+    with pytest.raises(DTypeError, match="ps.struct"):
+        ps.Vector(np.zeros(2, [("a", np.float32), ("b", np.int8)]), device=device)
+    with pytest.raises(DTypeError, match="align=True"):
+        ps.struct("packed", np.dtype([("a", np.int8), ("b", np.float32)]))
+    with pytest.raises(DTypeError):
+        ps.struct("float", [("a", np.float32)])
+
+
+def test_nested_struct_and_array_fields(device):
+    mat2 = ps.struct("mat2", [("m", np.float32, (2, 2))])
+    pair = ps.struct("mpair", [("first", mat2), ("k", np.int32)])
+    x = np.zeros(3, pair)
+    x["first"]["m"] = np.arange(12, dtype=np.float32).reshape(3, 2, 2)
+    x["k"] = [1, 2, 3]
+    f = ps.Map("float f(mpair p) { return p.first.m[1][0] * p.k; }")
+    np.testing.assert_array_equal(f(ps.Vector(x, device=device)).numpy(), x["first"]["m"][:, 1, 0] * x["k"])

@@ -1,0 +1,175 @@
+"""Map, Zip, Generate, MapArray, Reduce, Scan and MapReduce against NumPy, on every device.
+
+Property-based over sizes (0, 1, primes, non-powers of two, more than a work-group) and types.
+Skeleton objects are module-level so each user function is built once per device.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import parskel as ps
+from parskel.errors import BuildError, DTypeError, ShapeError, UserFunctionError
+
+FEW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SIZES = st.one_of(st.sampled_from([0, 1, 2, 3, 7, 31, 255, 256, 257, 1021, 1024, 1031, 4099]),
+                  st.integers(0, 20000))
+INT_TYPES = {np.int32: "int", np.uint32: "uint", np.int64: "long", np.int16: "short"}
+
+AFFINE = ps.struct("affine", [("a", np.float32), ("b", np.float32)])
+COMPOSE = "affine compose(affine f, affine g) { affine r; r.a = g.a * f.a; r.b = g.a * f.b + g.b; return r; }"
+
+SQUARE = ps.Map("float f(float x) { return x * x; }")
+INDEXED = ps.Map("float f(float x, ps_index i, float s) { return s * x + (float)i; }")
+ZIPS = {t: ps.Zip(f"double g(float x, {c} y, ps_index i) {{ return (double)x * y + i; }}") for t, c in INT_TYPES.items()}
+ADDS = {t: ps.Reduce(f"{c} add({c} a, {c} b) {{ return a + b; }}", identity=0) for t, c in INT_TYPES.items()}
+SCANS = {(t, inc): ps.Scan(f"{c} add({c} a, {c} b) {{ return a + b; }}", identity=0, inclusive=inc)
+         for t, c in INT_TYPES.items() for inc in (False, True)}
+COMPOSE_SCAN = ps.Scan(COMPOSE, identity="(affine){1.0f, 0.0f}", inclusive=True)
+COMPOSE_REDUCE = ps.Reduce(COMPOSE, identity=np.array((1.0, 0.0), AFFINE)[()])
+SUM_SQUARES = ps.MapReduce("long f(int x, ps_index i) { return (long)x * x + i; }",
+                           "long add(long a, long b) { return a + b; }", identity=0)
+
+
+@FEW
+@given(n=SIZES)
+def test_map_with_index_and_scalar(device, n):
+    x = np.random.default_rng(n).random(n).astype(np.float32)
+    v = ps.Vector(x, device=device)
+    np.testing.assert_allclose(SQUARE(v).numpy(), x * x, rtol=1e-6)
+    np.testing.assert_allclose(INDEXED(v, 2.5).numpy(), 2.5 * x + np.arange(n, dtype=np.float32), rtol=1e-5)
+
+
+@FEW
+@given(n=SIZES, t=st.sampled_from(list(INT_TYPES)))
+def test_zip_of_different_types(device, n, t):
+    rng = np.random.default_rng(n)
+    x = rng.random(n).astype(np.float32)
+    y = rng.integers(-100 if np.dtype(t).kind == "i" else 0, 100, n).astype(t)
+    if not device.info.fp64:
+        pytest.skip("double result needs fp64")
+    got = ZIPS[t](ps.Vector(x, device=device), ps.Vector(y, device=device))
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got.numpy(), x.astype(np.float64) * y + np.arange(n), rtol=1e-12)
+
+
+@FEW
+@given(n=SIZES, t=st.sampled_from(list(INT_TYPES)))
+def test_reduce_sum(device, n, t):
+    x = np.random.default_rng(n).integers(0, 50, n).astype(t)
+    got = ADDS[t](ps.Vector(x, device=device))
+    assert got.dtype == np.dtype(t)
+    assert got == x.sum(dtype=t)
+
+
+@FEW
+@given(n=SIZES, t=st.sampled_from(list(INT_TYPES)), inclusive=st.booleans())
+def test_scan_sum(device, n, t, inclusive):
+    x = np.random.default_rng(n).integers(0, 50, n).astype(t)
+    result, total = SCANS[(t, inclusive)](ps.Vector(x, device=device))
+    want = np.cumsum(x, dtype=t)
+    if not inclusive:
+        want = np.concatenate([np.zeros(1, t), want[:-1]]) if n else want
+    np.testing.assert_array_equal(result.numpy(), want)
+    assert total == x.sum(dtype=t)
+
+
+def _affine_reference(f: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(f), AFFINE)
+    a, b = np.float32(1), np.float32(0)
+    for i, e in enumerate(f):
+        a, b = e["a"] * a, e["a"] * b + e["b"]
+        out[i] = (a, b)
+    return out
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.one_of(st.sampled_from([0, 1, 2, 1024, 1025]), st.integers(0, 5000)))
+def test_non_commutative_struct_scan_matches_a_sequential_loop(device, n):
+    rng = np.random.default_rng(n)
+    f = np.zeros(n, AFFINE)
+    f["a"], f["b"] = rng.uniform(0.95, 1.05, n), rng.uniform(-1, 1, n)
+    want = _affine_reference(f)
+    result, total = COMPOSE_SCAN(ps.Vector(f, device=device))
+    got = result.numpy()
+    np.testing.assert_allclose(got["a"], want["a"], rtol=2e-3)
+    np.testing.assert_allclose(got["b"], want["b"], rtol=2e-3, atol=2e-3)
+    reduced = COMPOSE_REDUCE(ps.Vector(f, device=device))
+    last = want[-1] if n else np.array((1.0, 0.0), AFFINE)[()]
+    for value in (total, reduced):
+        assert isinstance(value, np.void)
+        np.testing.assert_allclose([value["a"], value["b"]], [last["a"], last["b"]], rtol=2e-3, atol=2e-3)
+
+
+@FEW
+@given(n=SIZES)
+def test_map_reduce_fused(device, n):
+    x = np.random.default_rng(n).integers(-1000, 1000, n).astype(np.int32)
+    want = (x.astype(np.int64) ** 2).sum() + np.arange(n, dtype=np.int64).sum()
+    assert SUM_SQUARES(ps.Vector(x, device=device)) == want
+
+
+def test_results_compose_and_stay_on_the_device(device):
+    v = ps.Vector(np.arange(100, dtype=np.float32), device=device)
+    total = ps.Reduce("float add(float a, float b) { return a + b; }", identity=0)
+    assert total(SQUARE(v)) == np.sum(np.arange(100.0) ** 2)
+    keep = ps.Vector(size=1, dtype=np.float32, device=device)
+    assert total(v, out=keep) is keep
+    assert keep.numpy()[0] == 4950
+    with device.record() as rec:
+        SQUARE(SQUARE(v))
+    assert rec.timing.launches == 2
+
+
+def test_generate_vector_and_matrix(device):
+    ramp = ps.Generate("float f(ps_index i, float step) { return step * i; }")
+    np.testing.assert_allclose(ramp(7, 0.5, device=device).numpy(), 0.5 * np.arange(7))
+    grid = ps.Generate("int f(ps_index r, ps_index c) { return 100 * r + c; }")
+    m = grid((3, 4), device=device)
+    assert isinstance(m, ps.Matrix)
+    np.testing.assert_array_equal(m.numpy(), 100 * np.arange(3)[:, None] + np.arange(4))
+
+
+def test_map_on_matrix_gets_row_and_column(device):
+    m = ps.Matrix(np.ones((3, 5), dtype=np.int32), device=device)
+    f = ps.Map("int f(int x, ps_index r, ps_index c) { return x + 10 * r + c; }")
+    np.testing.assert_array_equal(f(m).numpy(), 1 + 10 * np.arange(3)[:, None] + np.arange(5))
+
+
+def test_extra_containers_read_and_write(device):
+    # the permute of seed 004's radix sort, in one step: write element i to position p[i]
+    values = ps.Vector(np.array([10, 20, 30, 40], dtype=np.int32), device=device)
+    positions = ps.Vector(np.array([2, 0, 3, 1], dtype=np.uint32), device=device)
+    target = ps.Vector(size=4, dtype=np.int32, device=device)
+    permute = ps.Zip("void f(int x, uint p, __global int *out) { out[p] = x; }")
+    assert permute(values, positions, target) is None
+    assert target.numpy().tolist() == [20, 40, 10, 30]
+    lookup = ps.MapArray("int f(uint p, __global const int *table, int add) { return table[p] + add; }")
+    assert lookup(positions, values, 1).numpy().tolist() == [31, 11, 41, 21]
+
+
+def test_errors_name_the_problem_before_running(device):
+    v = ps.Vector(np.arange(4, dtype=np.float32), device=device)
+    with pytest.raises(BuildError) as info:
+        ps.Map("float f(float x) { return x * yy; }")(v)
+    text = str(info.value)
+    assert "Map" in text and "yy" in text and "return x * yy" in text
+    with pytest.raises(DTypeError, match="int"):
+        ps.Map("int f(int x) { return x; }")(v)
+    with pytest.raises(UserFunctionError, match="extra"):
+        SQUARE(v, 3.0)
+    with pytest.raises(UserFunctionError):
+        INDEXED(v)
+    with pytest.raises(DTypeError):
+        INDEXED(v, np.float64(2.0))
+    with pytest.raises(ShapeError):
+        ZIPS[np.int32](v, ps.Vector(np.zeros(5, np.int32), device=device))
+    with pytest.raises(ShapeError):
+        SQUARE(v, out=ps.Vector(size=3, dtype=np.float32, device=device))
+    with pytest.raises(UserFunctionError):
+        ps.Reduce("float add(float a, int b) { return a + b; }")
+    with pytest.raises(TypeError):
+        SQUARE(np.arange(3, dtype=np.float32))
