@@ -1,0 +1,177 @@
+"""What a benchmark family measures: its inputs, reference, check, work and default sizes.
+
+A :class:`Case` knows nothing of devices; :class:`Subject` is one thing timed on a case (a parskel
+variant on a device, a CPU baseline, a peer). Skeleton cases are named ``skeletons.<name>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ..runtime import Timing
+
+Inputs = tuple[np.ndarray, ...]
+Kind = Literal["variant", "baseline", "peer"]
+
+POW2_QUICK = tuple(1 << k for k in range(10, 21, 2))  # 2^10 ... 2^20
+POW2_FULL = tuple(1 << k for k in range(10, 27, 2))   # 2^10 ... 2^26, as in seed 000
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmarked operation: ``make(size, rng)`` inputs, checked against ``reference``."""
+
+    family: str
+    summary: str
+    metric: str             # the unit of the effective figure, e.g. "GFLOP/s"
+    scale: float            # work units per metric unit (1e9 for GFLOP/s ...)
+    work: Callable[[int], float]
+    make: Callable[[int, np.random.Generator], Inputs]
+    reference: Callable[[Inputs], Any]
+    check: Callable[[Any, Any], str | None]  # None when right, else what is wrong
+    quick_sizes: tuple[int, ...]
+    full_sizes: tuple[int, ...]
+    size_label: str = "elements"
+
+    def figure(self, size: int, seconds: float) -> float:
+        """The effective figure (GFLOP/s, GB/s, Mkeys/s) of one run taking ``seconds``."""
+        return self.work(size) / seconds / self.scale if seconds > 0 else float("nan")
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One implementation timed on a case; ``call(inputs)`` returns ``(result, Timing or None)``.
+
+    ``where`` is the device id for device code and ``"host"`` for CPU code; a ``None`` timing
+    means only the end-to-end time (measured by the harness) exists.
+    """
+
+    family: str
+    name: str
+    kind: Kind
+    where: str
+    call: Callable[[Inputs], tuple[Any, Timing | None]]
+    params: str = ""
+
+
+# checks ------------------------------------------------------------------------------------
+
+def _first(result: Any) -> Any:
+    return result[0] if isinstance(result, tuple) else result
+
+
+def _exact(result: Any, expected: np.ndarray) -> str | None:
+    got = np.asarray(_first(result))
+    if got.shape != expected.shape:
+        return f"shape {got.shape}, expected {expected.shape}"
+    wrong = np.flatnonzero(got.reshape(-1) != expected.reshape(-1))
+    if wrong.size:
+        i = int(wrong[0])
+        return f"{wrong.size} wrong elements, first at {i}: {got.reshape(-1)[i]} != {expected.reshape(-1)[i]}"
+    return None
+
+
+def _close(rtol: float) -> Callable[[Any, Any], str | None]:
+    def check(result: Any, expected: Any) -> str | None:
+        got = np.asarray(_first(result), dtype=np.float64)
+        want = np.asarray(expected, dtype=np.float64)
+        if got.shape != want.shape:
+            return f"shape {got.shape}, expected {want.shape}"
+        error = np.abs(got - want)
+        bound = rtol * np.maximum(np.abs(want), 1.0)
+        bad = np.flatnonzero(~(error <= bound).reshape(-1))
+        if bad.size:
+            i = int(bad[0])
+            return (f"{bad.size} values off by more than {rtol:g} relative, first at {i}: "
+                    f"{got.reshape(-1)[i]:.7g} != {want.reshape(-1)[i]:.7g}")
+        return None
+
+    return check
+
+
+# inputs and references -----------------------------------------------------------------------
+
+def _matrices(n: int, rng: np.random.Generator) -> Inputs:
+    return rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+
+
+def _digits(n: int, rng: np.random.Generator) -> Inputs:
+    # small values so that an int32 prefix sum of 2^26 elements cannot overflow
+    return (rng.integers(0, 10, n, dtype=np.int32),)
+
+
+def _keys(n: int, rng: np.random.Generator) -> Inputs:
+    return (rng.integers(0, 1 << 32, n, dtype=np.uint32),)
+
+
+def _floats(n: int, rng: np.random.Generator) -> Inputs:
+    return (rng.random(n, dtype=np.float32),)
+
+
+def exclusive_cumsum(x: np.ndarray) -> np.ndarray:
+    """The exclusive prefix sum of ``x`` in its own dtype (NumPy, for references and the peer)."""
+    out = np.empty_like(x)
+    if x.size:
+        out[0] = 0
+        np.cumsum(x[:-1], out=out[1:])
+    return out
+
+
+CASES: dict[str, Case] = {
+    "matmul": Case(
+        family="matmul", summary="C = A B, square float32 matrices (seed 000, ch. 3)",
+        metric="GFLOP/s", scale=1e9, work=lambda n: 2.0 * n**3,
+        make=_matrices, reference=lambda i: i[0].astype(np.float64) @ i[1].astype(np.float64),
+        check=_close(1e-3), size_label="matrix edge",
+        quick_sizes=(64, 128, 256, 512), full_sizes=(64, 128, 256, 512, 1024, 2048, 4000),
+    ),
+    "scan": Case(
+        family="scan", summary="exclusive prefix sum of int32 (seed 000, ch. 4)",
+        metric="GB/s", scale=1e9, work=lambda n: 8.0 * n,
+        make=_digits, reference=lambda i: exclusive_cumsum(i[0]), check=_exact,
+        quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+    ),
+    "sort": Case(
+        family="sort", summary="uint32 keys, uniformly random (seed 000, ch. 5)",
+        metric="Mkeys/s", scale=1e6, work=float,
+        make=_keys, reference=lambda i: np.sort(i[0]), check=_exact,
+        quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+    ),
+    "reduce": Case(
+        family="reduce", summary="sum of float32 in [0, 1) (Reduce skeleton, seed 004)",
+        metric="GB/s", scale=1e9, work=lambda n: 4.0 * n,
+        make=_floats, reference=lambda i: i[0].sum(dtype=np.float64), check=_close(1e-4),
+        quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+    ),
+    "skeletons.map": Case(
+        family="skeletons.map", summary="Map x -> x * x over float32 (seed 004)",
+        metric="GB/s", scale=1e9, work=lambda n: 8.0 * n,
+        make=_floats, reference=lambda i: i[0] * i[0], check=_close(1e-6),
+        quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+    ),
+    "skeletons.mapreduce": Case(
+        family="skeletons.mapreduce", summary="MapReduce: sum of squares of float32 (seed 004)",
+        metric="GB/s", scale=1e9, work=lambda n: 4.0 * n,
+        make=_floats, reference=lambda i: np.dot(i[0].astype(np.float64), i[0].astype(np.float64)),
+        check=_close(1e-4), quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+    ),
+    "skeletons.scan": Case(
+        family="skeletons.scan", summary="Scan skeleton: exclusive int32 sum (seed 004)",
+        metric="GB/s", scale=1e9, work=lambda n: 8.0 * n,
+        make=_digits, reference=lambda i: exclusive_cumsum(i[0]), check=_exact,
+        quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+    ),
+}
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    "matmul": ("matmul",),
+    "scan": ("scan",),
+    "sort": ("sort",),
+    "reduce": ("reduce",),
+    "skeletons": ("skeletons.map", "skeletons.mapreduce", "skeletons.scan"),
+}
+GROUPS["all"] = tuple(f for group in ("matmul", "scan", "sort", "reduce", "skeletons") for f in GROUPS[group])

@@ -1,0 +1,200 @@
+"""Timing subjects on cases: warm-up, repetitions, checks, compile time, and the sweep over sizes.
+
+Each measurement calls a subject once as a warm-up that carries any program build (its excess
+over the median run is recorded as compile time, never as run time), then ``warmup - 1`` more
+warm-ups and ``reps`` measured runs. Every result is checked against the NumPy reference; a wrong
+result or an exception is recorded as a failure with its reason and no time.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..runtime import Device
+from . import peers as peer_lib
+from .cases import CASES, GROUPS, Case, Subject
+from .subjects import skeleton_subjects, variant_subjects
+
+
+@dataclass
+class Result:
+    """One subject at one size. Times in seconds; medians unless named ``_min`` / ``_max``."""
+
+    family: str
+    subject: str
+    kind: str
+    where: str
+    size: int
+    status: str                      # "ok", "wrong", "error" or "skipped"
+    reps: int = 0
+    e2e: float | None = None
+    e2e_min: float | None = None
+    e2e_max: float | None = None
+    kernel: float | None = None
+    kernel_min: float | None = None
+    kernel_max: float | None = None
+    upload: float | None = None
+    download: float | None = None
+    other: float | None = None
+    launches: int | None = None
+    compile: float | None = None
+    figure: float | None = None
+    metric: str = ""
+    params: str = ""
+    message: str = ""
+    samples: list[float] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What one ``bench`` run measures and how often."""
+
+    families: tuple[str, ...]
+    sizes: dict[str, tuple[int, ...]]
+    reps: int = 3
+    warmup: int = 1
+    variants: frozenset[str] | None = None
+    peers: frozenset[str] = frozenset(peer_lib.GROUPS)
+    # a subject whose run would exceed this many seconds at the next size stops there (None: no limit)
+    time_limit: float | None = None
+    seed: int = 20131
+
+
+def default_settings(groups: Sequence[str], *, full: bool = False, **overrides: Any) -> Settings:
+    """Settings for the named families or groups (``matmul`` ... ``skeletons``, ``all``)."""
+    families: list[str] = []
+    for group in groups or ("all",):
+        if group not in GROUPS:
+            raise ValueError(f"unknown family {group!r}; choose from {', '.join(GROUPS)}")
+        families += [f for f in GROUPS[group] if f not in families]
+    sizes = {f: CASES[f].full_sizes if full else CASES[f].quick_sizes for f in families}
+    base: dict[str, Any] = {"reps": 10, "warmup": 2} if full else {"reps": 3, "warmup": 1, "time_limit": 2.0}
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    if base.get("time_limit") == 0:
+        base["time_limit"] = None
+    if base["warmup"] < 1 or base["reps"] < 1:
+        raise ValueError("--warmup and --reps must be at least 1: the first call carries the compile")
+    if base.get("sizes") is None:
+        base["sizes"] = sizes
+    return Settings(families=tuple(families), **base)
+
+
+Listener = Callable[[str, Any], None]
+
+
+def measure(case: Case, subject: Subject, inputs: tuple[np.ndarray, ...], expected: Any,
+            reps: int, warmup: int) -> Result:
+    """Time ``subject`` on ``inputs``: warm-ups, then ``reps`` checked runs."""
+    size = int(inputs[0].shape[0])
+    base = dict(family=case.family, subject=subject.name, kind=subject.kind, where=subject.where,
+                size=size, metric=case.metric, params=subject.params)
+    runs: list[tuple[float, Any]] = []
+    first = 0.0
+    try:
+        for i in range(max(1, warmup) + reps):
+            start = time.perf_counter()
+            result, timing = subject.call(inputs)
+            elapsed = time.perf_counter() - start
+            wrong = case.check(result, expected)
+            if wrong:
+                return Result(**base, status="wrong", message=wrong)
+            seconds = timing.wall if timing is not None else elapsed
+            if i == 0:
+                first = seconds
+            elif i >= max(1, warmup):
+                runs.append((seconds, timing))
+    except Exception as exc:  # every failure of a subject is a result, whatever raised it
+        return Result(**base, status="error", message=_describe(exc))
+    times = [t for t, _ in runs]
+    median = statistics.median(times)
+    result = Result(**base, status="ok", reps=reps, e2e=median, e2e_min=min(times), e2e_max=max(times),
+                    compile=max(0.0, first - median), figure=case.figure(size, median), samples=times)
+    timings = [t for _, t in runs if t is not None]
+    if timings:
+        kernels = [t.kernel for t in timings]
+        result.kernel, result.kernel_min, result.kernel_max = statistics.median(kernels), min(kernels), max(kernels)
+        result.upload = statistics.median(t.upload for t in timings)
+        result.download = statistics.median(t.download for t in timings)
+        result.other = statistics.median(t.other for t in timings)
+        result.launches = timings[0].launches or None
+    return result
+
+
+def _predicted(case: Case, result: Result, size: int) -> float:
+    """The run time at ``size`` if it grew with the work from the measured size."""
+    return (result.e2e or 0.0) * case.work(size) / max(case.work(result.size), 1.0)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    at = f" (at {where.filename.rsplit('/', 1)[-1]}:{where.lineno})" if where else ""
+    return f"{type(exc).__name__}: {text[0] if text else ''}{at}"
+
+
+def subjects_for(family: str, devices: Sequence[Device], settings: Settings,
+                 notes: list[str]) -> list[Subject]:
+    """Everything measured for ``family``: variants on each device, then baselines and peers."""
+    wanted = set(settings.variants) if settings.variants is not None else None
+    found: list[Subject] = []
+    for device in devices:
+        found += variant_subjects(family, device, wanted, notes)
+        found += skeleton_subjects(family, device, wanted, notes)
+    if not found and family in ("matmul", "scan", "sort"):
+        notes.append(f"{family}: no parskel variants registered (or none selected)")
+    chosen = set(settings.peers)
+    found += peer_lib.host_subjects(family, chosen, notes)
+    for device in devices:
+        found += peer_lib.device_peers(family, device, chosen, notes)
+    found += peer_lib.gpu_peers(family, chosen, notes)
+    return found
+
+
+def sweep(devices: Sequence[Device], settings: Settings, notes: list[str],
+          listen: Listener | None = None) -> list[Result]:
+    """Measure every subject of every family at every size, smallest first.
+
+    ``listen(event, payload)`` hears ``("plan", total)``, ``("start", (case, subject, size))`` and
+    ``("done", result)``, for a progress display.
+    """
+    def tell(event: str, payload: Any) -> None:
+        if listen is not None:
+            listen(event, payload)
+
+    plan = [(CASES[f], subjects_for(f, devices, settings, notes)) for f in settings.families]
+    tell("plan", sum(len(subjects) * len(settings.sizes[case.family]) for case, subjects in plan))
+    results: list[Result] = []
+    rng = np.random.default_rng(settings.seed)
+    for case, subjects in plan:
+        dropped: dict[tuple[str, str], str] = {}
+        sizes = settings.sizes[case.family]
+        for size, following in zip(sizes, sizes[1:] + (0,)):
+            inputs = case.make(size, rng)
+            expected = case.reference(inputs)
+            for subject in subjects:
+                tell("start", (case, subject, size))
+                key = (subject.name, subject.where)
+                if key in dropped:
+                    result = Result(case.family, subject.name, subject.kind, subject.where, size,
+                                    "skipped", metric=case.metric, params=subject.params,
+                                    message=dropped[key])
+                else:
+                    result = measure(case, subject, inputs, expected, settings.reps, settings.warmup)
+                    limit = settings.time_limit
+                    if limit is not None and result.status != "ok":
+                        dropped[key] = f"failed at size {size}"
+                    elif limit is not None and following and _predicted(case, result, following) > limit:
+                        dropped[key] = f"would take over {limit:g} s a run (from size {size})"
+                results.append(result)
+                tell("done", result)
+    return results

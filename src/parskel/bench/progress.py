@@ -1,0 +1,85 @@
+"""What ``parskel bench`` shows while it runs (a rich progress bar) and when it ends (tables)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .harness import Result
+from .summary import Row, failures
+
+
+def seconds(value: float | None) -> str:
+    """A duration in the unit that reads best."""
+    if value is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value * 1e9:.3g} ns"
+
+
+def ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}x"
+
+
+class ProgressDisplay:
+    """A listener for :func:`parskel.bench.harness.sweep` that draws one bar."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._progress = Progress(
+            TextColumn("[bold]{task.description:<48}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), console=console, transient=True,
+        )
+        self._task: Any = None
+
+    def __enter__(self) -> ProgressDisplay:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def __call__(self, event: str, payload: Any) -> None:
+        if event == "plan":
+            self._task = self._progress.add_task("planning", total=payload)
+        elif event == "start":
+            case, subject, size = payload
+            where = "" if subject.where == "host" else f" on {subject.where}"
+            self._progress.update(self._task, description=f"{case.family} {subject.name}{where} n={size}")
+        elif event == "done":
+            result: Result = payload
+            if result.status in ("wrong", "error"):
+                self.console.print(f"[red]{result.status}[/] {result.family} {result.subject} "
+                                   f"n={result.size}: {result.message}")
+            self._progress.advance(self._task)
+
+
+def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Result],
+                  notes: Sequence[str]) -> None:
+    """The best variant at each family's largest size, failures and notes."""
+    table = Table(title="Best parskel variant at the largest size of each family")
+    for column in ("family", "device", "size", "best", "time", "figure", "vs CPU baseline", "best peer", "vs peer"):
+        table.add_column(column, justify="right" if column in ("size", "time", "figure") else "left")
+    largest: dict[tuple[str, str], Row] = {}
+    for row in rows:
+        key = (row.family, row.device)
+        if key not in largest or row.size > largest[key].size:
+            largest[key] = row
+    for row in largest.values():
+        figure = "-" if row.figure is None else f"{row.figure:.3g} {row.metric}"
+        table.add_row(row.family, row.device, str(row.size), row.best, seconds(row.seconds), figure,
+                      f"{ratio(row.vs_baseline)} ({row.baseline or '-'})", row.peer or "-", ratio(row.vs_peer))
+    console.print(table)
+    failed = failures(results)
+    if failed:
+        console.print(f"[red]{len(failed)} failures[/] (recorded, no times):")
+        for r in failed:
+            console.print(f"  {r.family} {r.subject} on {r.where} n={r.size}: {r.status}: {r.message}")
+    for note in notes:
+        console.print(f"[yellow]note:[/] {note}")

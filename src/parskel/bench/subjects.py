@@ -1,0 +1,112 @@
+"""The parskel side of a benchmark: registry variants and skeletons on a device, as subjects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import VariantError
+from ..runtime import Device, Timing
+from .cases import Inputs, Subject
+
+
+def _args(family: str, inputs: Inputs) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if family == "scan":
+        return inputs, {"inclusive": False}
+    if family == "sort":
+        return (inputs[0], None), {}
+    return inputs, {}
+
+
+def _recorded(device: Device, run: Callable[..., Any], family: str,
+              params: dict[str, int]) -> Callable[[Inputs], tuple[Any, Timing]]:
+    def call(inputs: Inputs) -> tuple[Any, Timing]:
+        args, kwargs = _args(family, inputs)
+        with device.record() as rec:
+            result = run(device, *args, **kwargs, **params)
+        return result, rec.timing
+
+    return call
+
+
+def variant_subjects(family: str, device: Device, wanted: set[str] | None,
+                     notes: list[str]) -> list[Subject]:
+    """Every registered variant of ``family`` that ``device`` can run (and ``wanted`` names)."""
+    from ..algorithms import registry
+
+    try:
+        found = registry.variants(family)
+    except VariantError:
+        return []
+    subjects = []
+    for variant in found:
+        if wanted is not None and variant.name not in wanted:
+            continue
+        params = variant.resolve()
+        unmet = variant.unmet(device, params)
+        if unmet:
+            notes.append(f"{family}/{variant.name} skipped on {device.id}: {'; '.join(unmet)}")
+            continue
+        shown = ", ".join(f"{k}={v}" for k, v in params.items())
+        subjects.append(Subject(family, variant.name, "variant", device.id,
+                                _recorded(device, variant.run, family, params), shown))
+    return subjects
+
+
+# skeletons ----------------------------------------------------------------------------------
+
+_SQUARE = "float square(float x) { return x * x; }"
+_FADD = "float add(float a, float b) { return a + b; }"
+_IADD = "int add(int a, int b) { return a + b; }"
+
+
+def _skeleton(device: Device, make: Callable[[Any], Any],
+              apply: Callable[[Any, Any, np.ndarray], Any]) -> Callable[[Inputs], tuple[Any, Timing]]:
+    """A timed call that builds the skeleton on first use (so its compile lands in the first call)."""
+    import parskel as ps
+
+    built: list[Any] = []
+
+    def call(inputs: Inputs) -> tuple[Any, Timing]:
+        with ps.using(device), device.record() as rec:
+            if not built:
+                built.append(make(ps))
+            result = apply(ps, built[0], inputs[0])
+        return result, rec.timing
+
+    return call
+
+
+def _scan_values(ps: Any, skeleton: Any, x: np.ndarray) -> np.ndarray:
+    values, _total = skeleton(ps.Vector(x))
+    return values.numpy()
+
+
+_SKELETONS: dict[str, tuple[str, Callable[[Any], Any], Callable[[Any, Any, np.ndarray], Any]]] = {
+    "reduce": ("Reduce", lambda ps: ps.Reduce(_FADD, identity=0),
+               lambda ps, s, x: s(ps.Vector(x))),
+    "skeletons.map": ("Map", lambda ps: ps.Map(_SQUARE),
+                      lambda ps, s, x: s(ps.Vector(x)).numpy()),
+    "skeletons.mapreduce": ("MapReduce", lambda ps: ps.MapReduce(_SQUARE, _FADD, identity=0),
+                            lambda ps, s, x: s(ps.Vector(x))),
+    "skeletons.scan": ("Scan", lambda ps: ps.Scan(_IADD, identity=0, inclusive=False), _scan_values),
+}
+
+
+def skeleton_subjects(family: str, device: Device, wanted: set[str] | None,
+                      notes: list[str]) -> list[Subject]:
+    """The skeleton timed by ``family`` on ``device``, or a note when parskel has none yet."""
+    if family not in _SKELETONS:
+        return []
+    import parskel as ps
+
+    api, make, apply = _SKELETONS[family]
+    name = f"skeleton_{api.lower()}"
+    if wanted is not None and name not in wanted:
+        return []
+    if not (hasattr(ps, api) and hasattr(ps, "Vector")):
+        notes.append(f"{family}: parskel.{api} or parskel.Vector does not exist yet; skeleton not measured")
+        return []
+    return [Subject(family, name, "variant", device.id, _skeleton(device, make, apply))]

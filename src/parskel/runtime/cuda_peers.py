@@ -1,0 +1,107 @@
+"""CuPy's primitives on the current CUDA GPU: peers for ``parskel bench`` on a machine with CuPy.
+
+CuPy is imported on first use; where it is missing or finds no GPU, :func:`available` says why
+and the bench skips these peers. Each peer takes host arrays and returns ``(result, Timing)``
+with upload, kernel and download timed by CUDA events on the current stream.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .timing import Timing
+
+Peer = Callable[..., tuple[Any, Timing]]
+
+
+@cache
+def _cupy() -> Any:
+    import cupy
+
+    return cupy
+
+
+@cache
+def available() -> tuple[bool, str]:
+    """Whether CuPy can be imported and sees a GPU, and why not."""
+    try:
+        cp = _cupy()
+    except ImportError:
+        return False, "CuPy is not installed"
+    try:
+        count = cp.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # CUDA driver errors have no common base class in CuPy
+        return False, f"CuPy finds no CUDA GPU: {exc}"
+    if count < 1:
+        return False, "CuPy finds no CUDA GPU"
+    return True, ""
+
+
+def device_name() -> str:
+    """The name of the GPU CuPy uses, for the results store."""
+    cp = _cupy()
+    props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    name = props["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def _timed(inputs: tuple[np.ndarray, ...], compute: Callable[..., Any]) -> tuple[Any, Timing]:
+    cp = _cupy()
+    marks = [cp.cuda.Event() for _ in range(4)]
+    start = time.perf_counter()
+    marks[0].record()
+    on_device = [cp.asarray(a) for a in inputs]
+    marks[1].record()
+    produced = compute(*on_device)
+    marks[2].record()
+    out = cp.asnumpy(produced)
+    marks[3].record()
+    marks[3].synchronize()
+    wall = time.perf_counter() - start
+    upload, kernel, download = (cp.cuda.get_elapsed_time(a, b) * 1e-3 for a, b in zip(marks, marks[1:]))
+    return out, Timing(upload=upload, kernel=kernel, download=download, wall=wall)
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, Timing]:
+    """``a @ b`` with cuBLAS through ``cupy.matmul``."""
+    return _timed((a, b), lambda x, y: _cupy().matmul(x, y))
+
+
+def scan(x: np.ndarray, *, inclusive: bool = False) -> tuple[np.ndarray, Timing]:
+    """Prefix sum with ``cupy.cumsum`` (exclusive: shifted on the device)."""
+    cp = _cupy()
+
+    def compute(d: Any) -> Any:
+        total = cp.cumsum(d, dtype=d.dtype)
+        if inclusive or not d.size:
+            return total
+        out = cp.empty_like(d)
+        out[0] = 0
+        out[1:] = total[:-1]
+        return out
+
+    return _timed((x,), compute)
+
+
+def sort(keys: np.ndarray) -> tuple[np.ndarray, Timing]:
+    """Keys sorted with ``cupy.sort`` (CUB radix sort)."""
+    return _timed((keys,), lambda d: _cupy().sort(d))
+
+
+def reduce_sum(x: np.ndarray) -> tuple[np.generic, Timing]:
+    """Sum with ``cupy.sum``."""
+    total, timing = _timed((x,), lambda d: d.sum(dtype=d.dtype))
+    return np.asarray(total)[()], timing
+
+
+PEERS: dict[str, dict[str, Peer]] = {
+    "matmul": {"cupy_matmul": matmul},
+    "scan": {"cupy_cumsum": scan},
+    "sort": {"cupy_sort": sort},
+    "reduce": {"cupy_sum": reduce_sum},
+}
