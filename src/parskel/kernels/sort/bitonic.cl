@@ -10,10 +10,12 @@ __kernel void bitonic_step(__global uint *keys, uint inc, uint boxwidth)
     uint low = id & (inc - 1);
     uint i = (id << 1) - low;
     bool ascending = (i & boxwidth) == 0;
+    /* Branch-free: min/max and two stores measured faster than a conditional swap (the
+     * work-items of a group never diverge, and a CPU compiler can pack them into lanes). */
     uint a = keys[i];
     uint b = keys[i + inc];
-    if (ascending ? a > b : a < b) {
-        keys[i] = b;
-        keys[i + inc] = a;
-    }
+    uint lo = min(a, b);
+    uint hi = max(a, b);
+    keys[i] = ascending ? lo : hi;
+    keys[i + inc] = ascending ? hi : lo;
 }
