@@ -10,17 +10,22 @@ from ._version import __version__
 from .algorithms import matmul, saxpy, scan, sort, vector_add, work_item_mapping
 from .runtime import Device, Timing, device, devices, round_to_multiple, round_to_power_of_two, using
 from .containers import Matrix, Vector, struct
-from .skeletons import Generate, Map, MapArray, MapReduce, Reduce, Scan, Zip
+from .skeletons import (AllPairs, Gather, Generate, Map, MapArray, MapOverlap, MapReduce, Reduce, Scan,
+                        Scatter, Zip)
 
 __all__ = [
+    "AllPairs",
     "Device",
+    "Gather",
     "Generate",
     "Map",
     "MapArray",
+    "MapOverlap",
     "MapReduce",
     "Matrix",
     "Reduce",
     "Scan",
+    "Scatter",
     "Vector",
     "Zip",
     "Timing",

@@ -4,12 +4,16 @@ Each skeleton is a class beside its kernel template in ``kernels/skeletons/``; r
 the device until the host reads them, so calls compose: ``total(square(v))``.
 """
 
+from .all_pairs import AllPairs
 from .generate import Generate
 from .map import Map
 from .map_array import MapArray
+from .map_overlap import MapOverlap
 from .map_reduce import MapReduce
 from .reduce import Reduce
 from .scan import Scan
+from .scatter import Gather, Scatter
 from .zip import Zip
 
-__all__ = ["Generate", "Map", "MapArray", "MapReduce", "Reduce", "Scan", "Zip"]
+__all__ = ["AllPairs", "Gather", "Generate", "Map", "MapArray", "MapOverlap", "MapReduce", "Reduce", "Scan",
+           "Scatter", "Zip"]

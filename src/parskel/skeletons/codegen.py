@@ -258,9 +258,10 @@ def header(dtypes: Sequence[np.dtype], functions: Sequence[UserFunction]) -> str
 
 
 def build(device: Device, skeleton: str, template: str, functions: Sequence[UserFunction],
-          dtypes: Sequence[np.dtype], glue: str) -> Program:
-    """Compose header, user functions (renamed), glue macros and the template, and build it."""
-    parts: list[tuple[str, str]] = [(f"{skeleton}_types.h", header(dtypes, functions))]
+          dtypes: Sequence[np.dtype], glue: str, prelude: str = "") -> Program:
+    """Compose header (+ ``prelude``, which user functions see), user functions (renamed),
+    glue macros and the template, and build it."""
+    parts: list[tuple[str, str]] = [(f"{skeleton}_types.h", header(dtypes, functions) + prelude)]
     for fn in functions:
         parts.append((f"{skeleton}_{fn.role}_rename.h", f"#define {fn.signature.name} {fn.name}\n"))
         parts.append(fn.part())

@@ -1,0 +1,102 @@
+"""MapOverlap: f over each element and its neighbours within a radius, 1D and 2D, with a
+choice of boundary (seed 004: SkelCL's and SkePU's MapOverlap). Template
+``kernels/skeletons/map_overlap.cl``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ..containers.base import Container
+from ..errors import ShapeError, UserFunctionError
+from ..runtime import Buffer, Device, Kernel
+from .base import Skeleton
+from .codegen import (UserFunction, as_buffer_value, bind_extras, build, check_size, dtype_of,
+                      group_size, launch_size, mark_written)
+
+TEMPLATE = "skeletons/map_overlap.cl"
+Boundary = Literal["neutral", "clamp", "wrap", "mirror"]
+BOUNDARIES: tuple[Boundary, ...] = ("neutral", "clamp", "wrap", "mirror")
+TILE = 16
+
+
+@dataclass(frozen=True)
+class _Plan:
+    kernel: Kernel
+    group: int
+    neutral: Buffer
+
+
+class MapOverlap(Skeleton):
+    """``MapOverlap(f, radius, boundary="neutral", neutral=0)(a, *extra)``.
+
+    ``f``'s first parameter is a pointer to the element's window: on a Vector ``x[k]`` for
+    ``-radius <= k <= radius``; on a Matrix ``ps_get(x, dr, dc)``. Outside the container the
+    window holds ``neutral`` (boundary ``"neutral"``), the nearest element (``"clamp"``), the
+    element from the other end (``"wrap"``) or its mirror image about the edge (``"mirror"``,
+    NumPy's ``reflect``).
+
+    >>> blur = ps.MapOverlap("float f(const float *x) { return (x[-1] + x[0] + x[1]) / 3; }",  # doctest: +SKIP
+    ...                      radius=1, boundary="clamp")
+    """
+
+    name = "MapOverlap"
+
+    def __init__(self, source: str, radius: int = 1, boundary: Boundary = "neutral", neutral: Any = 0) -> None:
+        super().__init__()
+        if boundary not in BOUNDARIES:
+            raise UserFunctionError(f"MapOverlap: boundary must be one of {BOUNDARIES}, got {boundary!r}")
+        if not isinstance(radius, int) or not 0 <= radius <= 16:
+            raise UserFunctionError(f"MapOverlap: radius must be an int in 0..16, got {radius!r}")
+        self.fn = UserFunction(source, self.name, "user", 1)
+        window = self.fn.elements[0]
+        if not window.pointer or window.is_global:
+            raise UserFunctionError(
+                f"MapOverlap: the first parameter of {self.fn.signature.name!r} is the window, a "
+                f"private pointer such as 'const float *x'; got {window.declaration()!r}"
+            )
+        self.radius, self.boundary, self.neutral = radius, boundary, neutral
+        self._out_dtype = dtype_of(self.fn.return_type, self.fn.where)
+
+    def _build(self, dev: Device, a: Container) -> _Plan:
+        fn = self.fn
+        matrix = a.ndim == 2
+        fn.check_indices(2 if matrix else 1)
+        if fn.elements[0].type != a.c_type:
+            raise ShapeError(f"MapOverlap: the window is declared {fn.elements[0].type!r}, the input holds {a.c_type!r}")
+        indices = ["ps_i"] if len(fn.index_positions) < 2 else ["ps_row", "ps_col"]
+        glue = (f"#define PS_IN_T {a.c_type}\n#define PS_OUT_T {fn.return_type}\n"
+                f"#define PS_BOUNDARY {BOUNDARIES.index(self.boundary)}\n"
+                f"#define PS_EXTRA_PARAMS{fn.extra_params('ps_x')}\n"
+                f"#define PS_ELEMENT {fn.call(['ps_center'], indices, 'ps_x')}\n")
+        prelude = (f"#define PS_RADIUS {self.radius}\n"
+                   "#define ps_get(w, dr, dc) ((w)[(dr) * (2 * PS_RADIUS + 1) + (dc)])\n")
+        program = build(dev, self.name, TEMPLATE, [fn], [a.dtype, self._out_dtype], glue, prelude)
+        kernel = program.kernel("ps_map_overlap_2d" if matrix else "ps_map_overlap_1d")
+        neutral = dev.to_device(as_buffer_value(self.neutral, a.dtype, "MapOverlap neutral"))
+        return _Plan(kernel, group_size(kernel, dev, TILE * TILE if matrix else 256), neutral)
+
+    def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> Container:
+        (a,) = self._inputs([a], ["the input"])
+        dev = a.device
+        plan = self._plan((dev, a.dtype, a.ndim), lambda: self._build(dev, a))
+        check_size(a.size, self.name)
+        args, written = bind_extras(self.fn, extra, dev)
+        result = self._output(out, a, a.shape, self._out_dtype, [a, *written], may_alias=False)
+        if any(a is w for w in written):
+            raise ShapeError("MapOverlap: a container passed for writing must not also be the input")
+        src = a.to_device()
+        dst = result.to_device() if out is not None else result._buffer
+        if a.ndim == 1:
+            dev.launch(plan.kernel, launch_size(a.size, plan.group), plan.group, src, dst,
+                       plan.neutral, np.uint32(a.size), *args)
+        else:
+            rows, cols = a.shape
+            side = 1 << ((plan.group.bit_length() - 1) // 2)
+            dev.launch(plan.kernel, (launch_size(cols, side), launch_size(rows, side)), (side, side),
+                       src, dst, plan.neutral, np.uint32(rows), np.uint32(cols), *args)
+        result._written_on_device()
+        mark_written(written)
+        return result
