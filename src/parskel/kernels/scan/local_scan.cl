@@ -7,7 +7,11 @@
 #define WG 256
 #endif
 
-/* WG must be a power of two: the tree's levels halve the active work-items each step. */
+/* the tree's levels halve the active work-items each step */
+#if (WG & (WG - 1)) != 0
+#error "WG must be a power of two"
+#endif
+
 #define PAIR_BLOCK (2 * WG)
 
 /* Scans s[0 .. 2*WG) in place (exclusive) and returns the block's total to every work-item.
