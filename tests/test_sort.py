@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 import parskel as ps
 from parskel.errors import DTypeError, ShapeError, VariantError
@@ -147,6 +150,21 @@ def test_default_sorts_values_and_records_transfers(device, rng) -> None:
     np.testing.assert_array_equal(out_values, values[order])
     timing = rec.timing
     assert timing.launches > 0 and timing.upload > 0 and timing.download > 0
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(keys=st.sampled_from(KEY_DTYPES).flatmap(lambda dt: arrays(dt, st.integers(0, 600))))
+def test_any_keys_sort_stably(device, keys) -> None:
+    values = np.arange(keys.size, dtype=np.int32)
+    out_keys, out_values = ps.sort(keys, values, device=device)
+    np.testing.assert_array_equal(out_keys, np.sort(keys))
+    np.testing.assert_array_equal(keys[out_values], out_keys)
+    # Equal keys (NaNs alike; -0.0 before +0.0) in input order.
+    same = out_keys[1:] == out_keys[:-1]
+    if keys.dtype.kind == "f":
+        same |= np.isnan(out_keys[1:]) & np.isnan(out_keys[:-1])
+        same &= np.signbit(out_keys[1:]) == np.signbit(out_keys[:-1])
+    assert (out_values[1:][same] > out_values[:-1][same]).all()
 
 
 def test_ten_million_keys(device, rng) -> None:
