@@ -22,8 +22,8 @@ class Container:
 
     ndim: int = 0
 
-    __slots__ = ("_shape", "_dtype", "_device", "_host", "_buffer", "_host_valid", "_device_valid",
-                 "_c_type")
+    __slots__ = ("_shape", "_size", "_dtype", "_device", "_host", "_buffer", "_host_valid",
+                 "_device_valid", "_c_type")
 
     def __init__(self, data: Any = None, *, dtype: DTypeLike | None = None,
                  shape: tuple[int, ...] | None = None, device: Device | str | None = None) -> None:
@@ -49,6 +49,7 @@ class Container:
 
     def _setup(self, shape: tuple[int, ...], dtype: np.dtype, dev: Device) -> None:
         self._shape = shape
+        self._size = int(np.prod(shape, dtype=np.int64))
         self._dtype = np.dtype(dtype)
         self._device = dev
         self._c_type = element_c_type(self._dtype, dev)
@@ -83,7 +84,7 @@ class Container:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self._shape, dtype=np.int64))
+        return self._size
 
     @property
     def nbytes(self) -> int:

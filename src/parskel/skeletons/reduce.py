@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from ..containers.base import Container
-from ..containers.vector import Vector
 from ..errors import ShapeError, UserFunctionError
 from ..runtime import Buffer, Device, Kernel, Local
 from .base import Skeleton
@@ -40,6 +39,7 @@ class _Plan:
     partials: Kernel
     group: int
     identity: Buffer
+    result: Buffer  # one element, reused for results that go to the host at once
 
 
 class Reduction(Skeleton):
@@ -64,7 +64,7 @@ class Reduction(Skeleton):
             if a.c_type != t:
                 raise ShapeError(f"{self.name}: the operator works on {t!r}, the input holds {a.c_type!r}")
             load = "ps_in[i]"
-            extra_params = op.extra_params("ps_x")
+            map_params = ""
         else:
             m = self.mapper
             m.check_indices(2 if a.ndim == 2 else 1)
@@ -75,15 +75,17 @@ class Reduction(Skeleton):
             op_in = a.c_type
             indices = ["(i)"] if len(m.index_positions) < 2 else ["(i) / ps_cols", "(i) % ps_cols"]
             load = m.call(["ps_in[i]"], indices, "ps_m")
-            extra_params = m.extra_params("ps_m") + op.extra_params("ps_x")
+            map_params = m.extra_params("ps_m")
         glue = (f"#define PS_T {t}\n#define PS_IN_T {op_in}\n"
                 f"#define PS_LOAD(i) {load}\n"
                 f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
-                f"#define PS_EXTRA_PARAMS{extra_params}\n" + identity_glue(self.identity))
+                f"#define PS_MAP_EXTRA_PARAMS{map_params}\n"
+                f"#define PS_OP_EXTRA_PARAMS{op.extra_params('ps_x')}\n" + identity_glue(self.identity))
         program = build(dev, self.name, TEMPLATE, self._functions(), [a.dtype, self.dtype], glue)
         first, partials = program.kernel("ps_reduce_first"), program.kernel("ps_reduce_partials")
         ident = identity_buffer(self.identity, self.dtype, dev, program, f"{self.name} identity")
-        return _Plan(first, partials, min(group_size(first, dev), group_size(partials, dev)), ident)
+        return _Plan(first, partials, min(group_size(first, dev), group_size(partials, dev)), ident,
+                     dev.alloc(self.dtype.itemsize))
 
     def _reduce(self, a: Any, extra: tuple[Any, ...], out: Container | None) -> Any:
         (a,) = self._inputs([a], ["the input"])
@@ -106,8 +108,7 @@ class Reduction(Skeleton):
                                  f"{out.shape} of {out.dtype}")
             if out is a:
                 raise ShapeError(f"{self.name}: out must not be the input")
-        result = out if out is not None else Vector.empty(1, self.dtype, device=dev)
-        target = result.to_device() if out is not None else result._buffer
+        target = out.to_device() if out is not None else plan.result
         item = self.dtype.itemsize
         L = plan.group
         scratch = Local(L * item)
@@ -128,11 +129,13 @@ class Reduction(Skeleton):
                 dst = target if groups == 1 else dev.alloc(groups * item)
                 dev.launch(plan.partials, groups * L, L, src, dst, plan.identity, np.uint32(count),
                            np.uint32(chunk), scratch, *op_args)
-        result._written_on_device()
         mark_written(written)
         if out is not None:
+            out._written_on_device()
             return out
-        return result.to_host()[0]
+        host = np.empty(1, dtype=self.dtype)
+        dev.download(target, host)
+        return host[0]
 
 
 class Reduce(Reduction):

@@ -3,7 +3,8 @@
  * combined strictly in index order, so an associative operator needs no commutativity.
  * The host applies ps_reduce_partials until one value is left.
  * Glue: PS_T (result type), PS_IN_T, PS_LOAD(i) (element i of the input, mapped for
- * MapReduce), PS_OP(a, b) (the user operator), PS_EXTRA_PARAMS. */
+ * MapReduce), PS_OP(a, b) (the user operator), PS_MAP_EXTRA_PARAMS and PS_OP_EXTRA_PARAMS
+ * (the extra arguments of the map function and of the operator). */
 #include "common/parskel.h"
 #include "identity.h"
 
@@ -31,14 +32,15 @@
 
 __kernel void ps_reduce_first(__global const PS_IN_T *ps_in, __global PS_T *ps_out,
                               __global const PS_T *ps_identity, uint ps_n, uint ps_chunk,
-                              uint ps_cols, __local PS_T *ps_scratch PS_EXTRA_PARAMS)
+                              uint ps_cols, __local PS_T *ps_scratch
+                              PS_MAP_EXTRA_PARAMS PS_OP_EXTRA_PARAMS)
 {
     PS_GROUP_FOLD(PS_LOAD)
 }
 
 __kernel void ps_reduce_partials(__global const PS_T *ps_in, __global PS_T *ps_out,
                                  __global const PS_T *ps_identity, uint ps_n, uint ps_chunk,
-                                 __local PS_T *ps_scratch PS_EXTRA_PARAMS)
+                                 __local PS_T *ps_scratch PS_OP_EXTRA_PARAMS)
 {
     PS_GROUP_FOLD(PS_PARTIAL)
 }
