@@ -151,6 +151,13 @@ def test_extra_containers_read_and_write(device):
     assert lookup(positions, values, 1).numpy().tolist() == [31, 11, 41, 21]
 
 
+def test_struct_scalar_extra_argument(device):
+    apply = ps.Map("float f(float x, affine m) { return m.a * x + m.b; }")
+    v = ps.Vector(np.arange(4, dtype=np.float32), device=device)
+    assert apply(v, np.array((2.0, 1.0), AFFINE)[()]).numpy().tolist() == [1, 3, 5, 7]
+    assert apply(v, (3.0, 0.5)).numpy().tolist() == [0.5, 3.5, 6.5, 9.5]
+
+
 def test_errors_name_the_problem_before_running(device):
     v = ps.Vector(np.arange(4, dtype=np.float32), device=device)
     with pytest.raises(BuildError) as info:
