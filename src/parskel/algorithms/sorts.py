@@ -152,10 +152,10 @@ def _radix(path: str, *, local: bool) -> Callable[..., Result]:
             device.upload(moved[0], values)
         scratch = [Local(work_group * BUCKETS * 4)] if local else []
         for shift in range(0, 4 * PASSES, 4):
-            digit = np.uint32(shift)
-            device.launch(histogram, items, work_group, src, counts, digit, *scratch)
+            bits = np.uint32(shift)
+            device.launch(histogram, items, work_group, src, counts, bits, *scratch)
             scan_buffer(device, counts, counts, items * BUCKETS, np.uint32)
-            device.launch(permute, items, work_group, src, dst, counts, digit, *scratch, *moved)
+            device.launch(permute, items, work_group, src, dst, counts, bits, *scratch, *moved)
             src, dst = dst, src
             moved.reverse()
         out = download_keys(device, src, n, keys.dtype)
