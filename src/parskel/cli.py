@@ -175,8 +175,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 2
     sizes = dict(settings.sizes)
     given = [_size_option(text) for text in args.sizes or []]
+    # plain sizes first, so that "family=..." wins whatever the order on the command line
     for family in sizes:
-        for named, values in given:
+        for named, values in sorted(given, key=lambda g: g[0] is not None):
             if named is None or family == named or family in GROUPS.get(named, ()):
                 sizes[family] = values
     unknown = {named for named, _ in given if named is not None} - set(GROUPS) - set(sizes)
@@ -186,7 +187,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     settings = default_settings(
         groups, full=args.full, sizes=sizes, reps=args.reps, warmup=args.warmup,
         variants=frozenset(_names(args.variants)) if args.variants else None,
-        peers=frozenset(peer_groups), time_limit=args.time_limit,
+        peers=frozenset(peer_groups), budget=args.budget,
     )
     devs = _bench_devices(_names(args.device))
     command = " ".join(["parskel", *(sys.argv[1:] if args.argv is None else args.argv)])
@@ -265,8 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
     preset = p.add_mutually_exclusive_group()
     preset.add_argument("--quick", action="store_true", help="small sizes, 3 repetitions (the default)")
     preset.add_argument("--full", action="store_true", help="SPEC sizes: matrix edge to 4000, 2^26 elements")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="stop a subject before sizes predicted to take longer a run (quick 2, full none; 0: none)")
+    p.add_argument("--budget", type=float, metavar="SECONDS",
+                   help="stop a subject before a size whose measurement (compile, warm-ups, repetitions) "
+                   "would take longer (quick 6, full none; 0: no limit)")
     p.add_argument("--no-report", action="store_true", help="store the results but write no report")
     p.add_argument("--json", action="store_true", help="print the results as JSON on stdout (no display)")
     p.set_defaults(run=cmd_bench, argv=None)

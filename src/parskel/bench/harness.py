@@ -65,8 +65,9 @@ class Settings:
     warmup: int = 1
     variants: frozenset[str] | None = None
     peers: frozenset[str] = frozenset(peer_lib.GROUPS)
-    # a subject whose run would exceed this many seconds at the next size stops there (None: no limit)
-    time_limit: float | None = None
+    # a subject whose measurement (compile, warm-ups, repetitions) would take longer than this
+    # many seconds at the next size stops before it (None: no limit)
+    budget: float | None = None
     seed: int = 20131
 
 
@@ -78,10 +79,10 @@ def default_settings(groups: Sequence[str], *, full: bool = False, **overrides: 
             raise ValueError(f"unknown family {group!r}; choose from {', '.join(GROUPS)}")
         families += [f for f in GROUPS[group] if f not in families]
     sizes = {f: CASES[f].full_sizes if full else CASES[f].quick_sizes for f in families}
-    base: dict[str, Any] = {"reps": 10, "warmup": 2} if full else {"reps": 3, "warmup": 1, "time_limit": 2.0}
+    base: dict[str, Any] = {"reps": 10, "warmup": 2} if full else {"reps": 3, "warmup": 1, "budget": 6.0}
     base.update({k: v for k, v in overrides.items() if v is not None})
-    if base.get("time_limit") == 0:
-        base["time_limit"] = None
+    if base.get("budget") == 0:
+        base["budget"] = None
     if base["warmup"] < 1 or base["reps"] < 1:
         raise ValueError("--warmup and --reps must be at least 1: the first call carries the compile")
     if base.get("sizes") is None:
@@ -130,9 +131,10 @@ def measure(case: Case, subject: Subject, inputs: tuple[np.ndarray, ...], expect
     return result
 
 
-def _predicted(case: Case, result: Result, size: int) -> float:
-    """The run time at ``size`` if it grew with the work from the measured size."""
-    return (result.e2e or 0.0) * case.work(size) / max(case.work(result.size), 1.0)
+def _predicted(case: Case, result: Result, size: int, calls: int) -> float:
+    """The cost of measuring at ``size``: the last compile, and ``calls`` runs grown with the work."""
+    run = (result.e2e or 0.0) * case.work(size) / max(case.work(result.size), 1.0)
+    return (result.compile or 0.0) + calls * run
 
 
 def _describe(exc: BaseException) -> str:
@@ -190,11 +192,12 @@ def sweep(devices: Sequence[Device], settings: Settings, notes: list[str],
                                     message=dropped[key])
                 else:
                     result = measure(case, subject, inputs, expected, settings.reps, settings.warmup)
-                    limit = settings.time_limit
+                    limit = settings.budget
+                    calls = max(1, settings.warmup) + settings.reps
                     if limit is not None and result.status != "ok":
                         dropped[key] = f"failed at size {size}"
-                    elif limit is not None and following and _predicted(case, result, following) > limit:
-                        dropped[key] = f"would take over {limit:g} s a run (from size {size})"
+                    elif limit is not None and following and _predicted(case, result, following, calls) > limit:
+                        dropped[key] = f"measuring it would take over {limit:g} s (judged at size {size})"
                 results.append(result)
                 tell("done", result)
     return results

@@ -1,0 +1,176 @@
+"""The benchmark harness on tiny sizes, its failure records, the results store and the command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+
+from parskel.bench import Store, default_settings
+from parskel.bench.cases import CASES, Subject
+from parskel.bench.harness import Result, measure, sweep
+from parskel.bench.peers import select
+from parskel.cli import _sizes, main
+from parskel.runtime import Timing, opencl_peers
+
+
+def _tiny(groups, sizes, **kw):
+    return default_settings(groups, sizes=sizes, reps=2, warmup=1, budget=0, **kw)
+
+
+@pytest.mark.parametrize("family", ["matmul", "scan", "sort"])
+def test_sweep_times_and_checks_every_variant(device, family):
+    sizes = {"matmul": (1, 17), "scan": (1, 1000), "sort": (2, 1000)}[family]
+    notes: list[str] = []
+    results = sweep([device], _tiny([family], {family: sizes}, peers=frozenset({"cpu", "numpy"})), notes)
+    variants = [r for r in results if r.kind == "variant"]
+    assert variants, notes
+    assert {r.size for r in results} == set(sizes)
+    for r in results:
+        assert r.status == "ok", (r.subject, r.size, r.message)
+        assert r.e2e_min <= r.e2e <= r.e2e_max
+        assert r.compile >= 0 and r.reps == 2 and len(r.samples) == 2
+        assert r.figure > 0 and r.metric == CASES[family].metric
+    for r in variants:
+        assert r.where == device.id
+        assert r.kernel is not None and r.upload is not None and r.download is not None
+    kinds = {r.kind for r in results}
+    assert "peer" in kinds  # NumPy at least
+
+
+def test_sweep_of_skeletons_records_every_case(device):
+    notes: list[str] = []
+    settings = _tiny(["reduce", "skeletons"], {f: (1, 300) for f in
+                     ("reduce", "skeletons.map", "skeletons.mapreduce", "skeletons.scan")},
+                     peers=frozenset({"numpy"}))
+    results = sweep([device], settings, notes)
+    families = {r.family for r in results}
+    assert families == {"reduce", "skeletons.map", "skeletons.mapreduce", "skeletons.scan"}
+    for r in results:
+        if r.kind == "peer":
+            assert r.status == "ok"
+        assert r.status in ("ok", "wrong", "error")
+        assert (r.e2e is None) == (r.status != "ok")
+
+
+def _case_subject(call):
+    return Subject("scan", "fake", "variant", "nowhere", call)
+
+
+def test_wrong_result_is_a_failure_not_a_time():
+    case = CASES["scan"]
+    inputs = case.make(50, np.random.default_rng(1))
+    expected = case.reference(inputs)
+    result = measure(case, _case_subject(lambda i: (expected + 1, None)), inputs, expected, 3, 1)
+    assert result.status == "wrong" and result.e2e is None and "wrong elements" in result.message
+
+
+def test_exception_is_a_failure_with_its_reason():
+    case = CASES["sort"]
+    inputs = case.make(10, np.random.default_rng(1))
+
+    def broken(_inputs):
+        raise RuntimeError("the device caught fire")
+
+    result = measure(case, _case_subject(broken), inputs, case.reference(inputs), 3, 1)
+    assert result.status == "error" and "the device caught fire" in result.message
+
+
+def test_compile_time_is_the_first_calls_excess():
+    case = CASES["scan"]
+    inputs = case.make(20, np.random.default_rng(1))
+    expected = case.reference(inputs)
+    calls = iter([(expected, Timing(wall=5.0))] + [(expected, Timing(wall=1.0, kernel=0.5))] * 3)
+    result = measure(case, _case_subject(lambda i: next(calls)), inputs, expected, 3, 1)
+    assert result.status == "ok"
+    assert result.e2e == 1.0 and result.compile == pytest.approx(4.0) and result.kernel == 0.5
+
+
+def test_budget_stops_slow_subjects_before_larger_sizes():
+    case = CASES["scan"]
+    slow = Subject("scan", "slow", "baseline", "host", lambda i: (case.reference(i), Timing(wall=1.0)))
+    from parskel.bench import harness
+
+    settings = default_settings(["scan"], sizes={"scan": (10, 20, 40)}, reps=1, warmup=1, budget=3.0)
+    original = harness.subjects_for
+    harness.subjects_for = lambda *a: [slow]
+    try:
+        results = sweep([], settings, [])
+    finally:
+        harness.subjects_for = original
+    assert [r.status for r in results] == ["ok", "skipped", "skipped"]
+
+
+def test_store_round_trip(tmp_path, device):
+    results = [
+        Result("scan", "blelloch", "variant", device.id, 1024, "ok", reps=3, e2e=0.5, e2e_min=0.4,
+               e2e_max=0.6, kernel=0.1, upload=0.2, download=0.2, compile=0.01, figure=1.5,
+               metric="GB/s", samples=[0.4, 0.5, 0.6]),
+        Result("scan", "naive", "variant", device.id, 1024, "wrong", metric="GB/s", message="off by one"),
+    ]
+    with Store(tmp_path / "r.sqlite") as store:
+        run_id = store.begin("parskel bench scan", {"reps": 3}, [device])
+        store.add(run_id, results)
+        store.finish(run_id, ["a note"])
+    with Store(tmp_path / "r.sqlite") as store:
+        run = store.latest()
+        assert run is not None and run.id == run_id
+        assert run.command == "parskel bench scan" and run.notes == ["a note"]
+        assert run.devices[0]["id"] == device.id and run.devices[0]["driver"] == device.info.driver_version
+        assert "numpy" in run.versions and run.finished
+        assert store.results(run_id) == results
+        second = store.begin("again", {}, [device])
+        assert [r.id for r in store.runs()] == [run_id, second]
+
+
+def test_sizes_option():
+    assert _sizes("64..512") == (64, 128, 256, 512)
+    assert _sizes("2^10..2^16:4") == (1024, 4096, 16384, 65536)
+    assert _sizes("5, 3,2^3") == (3, 5, 8)
+    with pytest.raises(argparse.ArgumentTypeError):
+        _sizes("ten")
+
+
+def test_peer_selection():
+    assert select(None) == select("all") == {"cpu", "numpy", "pyopencl", "cupy", "torch"}
+    assert select("none") == set()
+    assert select("numpy,cpu") == {"numpy", "cpu"}
+    with pytest.raises(ValueError):
+        select("matlab")
+
+
+@pytest.mark.parametrize("size", [0, 1, 1000])
+def test_pyopencl_peers_are_right(device, rng, size):
+    ok, why = opencl_peers.available()
+    if not ok or not opencl_peers.supports(device):
+        pytest.skip(why or "not an OpenCL device")
+    x = rng.integers(0, 10, size, dtype=np.int32)
+    got, timing = opencl_peers.scan(device, x, inclusive=True)
+    np.testing.assert_array_equal(got, np.cumsum(x, dtype=np.int32))
+    assert timing.wall >= timing.kernel >= 0
+    keys = rng.integers(0, 1 << 32, size, dtype=np.uint32)
+    np.testing.assert_array_equal(opencl_peers.radix_sort(device, keys)[0], np.sort(keys))
+    floats = rng.random(size, dtype=np.float32)
+    assert opencl_peers.reduce_sum(device, floats)[0] == pytest.approx(floats.sum(dtype=np.float64), rel=1e-5)
+
+
+def test_bench_command_stores_reports_and_prints_json(tmp_path, capsys, device):
+    code = main(["bench", "scan", "sort", "--device", device.id, "--sizes", "scan=1000", "--sizes", "64",
+                 "--variants", "blelloch,radix", "--peers", "numpy", "--reps", "1",
+                 "--out", str(tmp_path), "--json"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    variants = {(r["family"], r["subject"], r["size"]) for r in data["results"] if r["kind"] == "variant"}
+    assert variants == {("scan", "blelloch", 1000), ("sort", "radix", 64)}
+    assert {r["family"] for r in data["results"] if r["kind"] == "peer"} == {"scan", "sort"}
+    assert all(r["status"] == "ok" for r in data["results"])
+    assert {row["family"] for row in data["summary"]} == {"scan", "sort"}
+    assert (tmp_path / "results.sqlite").exists()
+    assert (tmp_path / "report" / "index.html").exists()
+
+
+def test_bench_rejects_unknown_families(tmp_path, capsys):
+    assert main(["bench", "fft", "--out", str(tmp_path)]) == 2
+    assert "unknown family" in capsys.readouterr().err
