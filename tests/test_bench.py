@@ -88,19 +88,16 @@ def test_compile_time_is_the_first_calls_excess():
     assert result.e2e == 1.0 and result.compile == pytest.approx(4.0) and result.kernel == 0.5
 
 
-def test_budget_stops_slow_subjects_before_larger_sizes():
-    case = CASES["scan"]
-    slow = Subject("scan", "slow", "baseline", "host", lambda i: (case.reference(i), Timing(wall=1.0)))
+def test_budget_stops_slow_subjects_before_larger_sizes(monkeypatch):
     from parskel.bench import harness
 
+    case = CASES["scan"]
+    slow = Subject("scan", "slow", "baseline", "host", lambda i: (case.reference(i), Timing(wall=1.0)))
+    monkeypatch.setattr(harness, "subjects_for", lambda *args: [slow])
     settings = default_settings(["scan"], sizes={"scan": (10, 20, 40)}, reps=1, warmup=1, budget=3.0)
-    original = harness.subjects_for
-    harness.subjects_for = lambda *a: [slow]
-    try:
-        results = sweep([], settings, [])
-    finally:
-        harness.subjects_for = original
+    results = sweep([], settings, [])
     assert [r.status for r in results] == ["ok", "skipped", "skipped"]
+    assert "3 s" in results[1].message
 
 
 def test_store_round_trip(tmp_path, device):

@@ -268,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     preset.add_argument("--full", action="store_true", help="SPEC sizes: matrix edge to 4000, 2^26 elements")
     p.add_argument("--budget", type=float, metavar="SECONDS",
                    help="stop a subject before a size whose measurement (compile, warm-ups, repetitions) "
-                   "would take longer (quick 6, full none; 0: no limit)")
+                   "would take longer (quick 6, full 120; 0: no limit)")
     p.add_argument("--no-report", action="store_true", help="store the results but write no report")
     p.add_argument("--json", action="store_true", help="print the results as JSON on stdout (no display)")
     p.set_defaults(run=cmd_bench, argv=None)

@@ -79,7 +79,8 @@ def default_settings(groups: Sequence[str], *, full: bool = False, **overrides: 
             raise ValueError(f"unknown family {group!r}; choose from {', '.join(GROUPS)}")
         families += [f for f in GROUPS[group] if f not in families]
     sizes = {f: CASES[f].full_sizes if full else CASES[f].quick_sizes for f in families}
-    base: dict[str, Any] = {"reps": 10, "warmup": 2} if full else {"reps": 3, "warmup": 1, "budget": 6.0}
+    base: dict[str, Any] = {"reps": 10, "warmup": 2, "budget": 120.0} if full else {
+        "reps": 3, "warmup": 1, "budget": 6.0}
     base.update({k: v for k, v in overrides.items() if v is not None})
     if base.get("budget") == 0:
         base["budget"] = None

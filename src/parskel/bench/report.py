@@ -124,7 +124,7 @@ def speedup_chart(results: Sequence[Result], everything: Sequence[Result], title
             curves.append(("best peer", label, [s for s, _ in peer], [v for _, v in peer]))
     if not curves:
         return None
-    panels = sorted({c[0] for c in curves}, reverse=True)
+    panels = [p for p in ("CPU baseline", "best peer") if any(c[0] == p for c in curves)]
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
     for ax, panel in zip(axes[0], panels):
         for _, label, sizes, values in (c for c in curves if c[0] == panel):
@@ -216,7 +216,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]], numeric: set
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _run_header(run: Run, results: Sequence[Result]) -> str:
+def _run_header(run: Run) -> str:
     settings = run.settings
     sizes = settings.get("sizes", {})
     meta = [
@@ -253,7 +253,7 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
     summary_rows: list[list[object]] = []
     result_rows: list[list[object]] = []
     for run, results in loaded:
-        body.append(_run_header(run, results))
+        body.append(_run_header(run))
         rows = summarize(results)
         summary_rows += [[run.id] + [row.as_dict()[c] for c in _SUMMARY_COLUMNS[1:]] for row in rows]
         result_rows += [[run.id] + [getattr(r, c) for c in _RESULT_COLUMNS] for r in results]
