@@ -1,5 +1,7 @@
 """Algorithms in named variants (matmul, scan, sort, ...) and their CPU baselines."""
 
+import importlib
+
 from .basics import MAPPINGS, saxpy, vector_add, work_item_mapping
 from .matmuls import matmul
 from .registry import Param, Requirement, Variant, families, get, preferred, variants
@@ -8,6 +10,7 @@ from .sorts import sort
 
 __all__ = [
     "MAPPINGS",
+    "cpu",
     "Param",
     "Requirement",
     "Variant",
@@ -22,3 +25,10 @@ __all__ = [
     "vector_add",
     "work_item_mapping",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # the CPU baselines import Numba, most of a second: only when they are asked for
+    if name == "cpu":
+        return importlib.import_module(".cpu", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,134 @@
+"""Matrix multiplication: every variant against NumPy, on every device."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import parskel as ps
+from parskel.algorithms import variants
+from parskel.errors import DTypeError, ShapeError, VariantError
+
+VARIANTS = [v.name for v in variants("matmul")]
+SQUARE = [0, 1, 2, 3, 5, 16, 17, 255, 256, 257]
+RECTANGULAR = [(17, 33, 5), (1, 40, 1), (40, 1, 3), (3, 0, 4), (0, 5, 2), (2, 5, 0), (70, 9, 130)]
+
+
+def _operands(rng: np.random.Generator, m: int, k: int, n: int, dtype: type) -> tuple[np.ndarray, np.ndarray]:
+    return (rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype))
+
+
+def _assert_product(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    """``c`` is ``a @ b`` within the rounding bound of a length-k dot product, k * eps * |a||b|."""
+    assert c.shape == (a.shape[0], b.shape[1])
+    assert c.dtype == a.dtype
+    wide_a, wide_b = a.astype(np.float64), b.astype(np.float64)
+    bound = max(a.shape[1], 1) * np.finfo(a.dtype).eps * (np.abs(wide_a) @ np.abs(wide_b))
+    assert np.all(np.abs(c - wide_a @ wide_b) <= bound + np.finfo(a.dtype).tiny)
+
+
+def _run(device: ps.Device, rng: np.random.Generator, variant: str, shape: tuple[int, int, int],
+         dtype: type, **params: int) -> None:
+    a, b = _operands(rng, *shape, dtype)
+    a_before, b_before = a.copy(), b.copy()
+    c = ps.matmul(a, b, variant=variant, device=device, **params)
+    _assert_product(c, a, b)
+    np.testing.assert_array_equal(a, a_before)
+    np.testing.assert_array_equal(b, b_before)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("n", SQUARE)
+def test_square_float32(device, rng, variant, n):
+    _run(device, rng, variant, (n, n, n), np.float32)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("shape", RECTANGULAR, ids=lambda s: "x".join(map(str, s)))
+def test_rectangular(device, rng, variant, shape):
+    _run(device, rng, variant, shape, np.float32)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("n", [1, 17, 65])
+def test_float64(device, rng, variant, n):
+    if not device.info.fp64:
+        with pytest.raises(DTypeError):
+            ps.matmul(*_operands(rng, n, n, n, np.float64), variant=variant, device=device)
+        return
+    _run(device, rng, variant, (n, n + 2, n - 1), np.float64)
+
+
+@pytest.mark.parametrize("width", [2, 4, 8, 16])
+def test_blocks_every_width(device, rng, width):
+    _run(device, rng, "blocks", (37, 45, 29), np.float32, WIDTH=width)
+
+
+@pytest.mark.parametrize("params", [{"TILE": 4, "WIDTH": 2}, {"TILE": 8, "WIDTH": 8}], ids=str)
+def test_blocks_tiles_other_shapes(device, rng, params):
+    variant = ps.algorithms.get("matmul", "blocks_tiles")
+    if variant.unmet(device, params):
+        pytest.skip(f"{device.id} cannot run blocks_tiles with {params}")
+    _run(device, rng, "blocks_tiles", (37, 45, 29), np.float32, **params)
+
+
+@pytest.mark.parametrize("tile", [4, 8])
+def test_tiles_other_sizes(device, rng, tile):
+    _run(device, rng, "tiles", (21, 19, 23), np.float32, TILE=tile)
+
+
+def test_default_variant_and_strided_inputs(device, rng):
+    a, b = _operands(rng, 40, 30, 20, np.float32)
+    _assert_product(ps.matmul(b.T, a.T, device=device), b.T, a.T)
+
+
+def test_transfers_are_recorded(device, rng):
+    a, b = _operands(rng, 33, 33, 33, np.float32)
+    with device.record() as rec:
+        ps.matmul(a, b, variant="tiles", device=device)
+    timing = rec.timing
+    assert timing.launches == 1
+    assert timing.upload > 0 and timing.kernel > 0 and timing.download > 0
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (np.ones((2, 3), np.float32), np.ones((2, 3), np.float32)),
+        (np.ones(3, np.float32), np.ones((3, 1), np.float32)),
+        (np.ones((2, 2, 2), np.float32), np.ones((2, 2), np.float32)),
+    ],
+)
+def test_shape_errors(device, a, b):
+    with pytest.raises(ShapeError):
+        ps.matmul(a, b, device=device)
+
+
+@pytest.mark.parametrize("dtypes", [(np.int32, np.int32), (np.float32, np.float64), (np.float16, np.float16)])
+def test_dtype_errors(device, dtypes):
+    with pytest.raises(DTypeError):
+        ps.matmul(np.ones((2, 2), dtypes[0]), np.ones((2, 2), dtypes[1]), device=device)
+
+
+def test_variant_errors(device):
+    a = np.ones((2, 2), np.float32)
+    with pytest.raises(VariantError):
+        ps.matmul(a, a, variant="strassen", device=device)
+    with pytest.raises(VariantError):
+        ps.matmul(a, a, variant="blocks", WIDTH=3, device=device)
+    with pytest.raises(VariantError):
+        ps.matmul(a, a, variant="naive", TILE=16, device=device)
+
+
+@pytest.mark.slow
+def test_4097_default_variant(device):
+    """The acceptance case: a 4097 x 4097 product, checked on a sample of rows and columns."""
+    rng = np.random.default_rng(4097)
+    n = 4097
+    a, b = _operands(rng, n, n, n, np.float32)
+    c = ps.matmul(a, b, device=device)
+    assert c.shape == (n, n)
+    rows = np.r_[0, 1, rng.choice(n, 30, replace=False), n - 1]
+    cols = np.r_[0, rng.choice(n, 30, replace=False), n - 1]
+    _assert_product(c[rows], a[rows], b)
+    _assert_product(c[:, cols], a, b[:, cols])
