@@ -120,7 +120,6 @@ def test_variant_errors(device):
         ps.matmul(a, a, variant="naive", TILE=16, device=device)
 
 
-@pytest.mark.slow
 def test_4097_default_variant(device):
     """The acceptance case: a 4097 x 4097 product, checked on a sample of rows and columns."""
     rng = np.random.default_rng(4097)
