@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ShapeError, VariantError
 from ..runtime import Buffer, Device, c_type, device as select_device, round_to_multiple
 from . import registry
 from .registry import Param, Requirement, Variant, register
@@ -40,6 +40,16 @@ def _prepare(device: Device, a: np.ndarray, b: np.ndarray) -> str:
     """Validate the operands for ``device``; the C element type of the kernels."""
     check_operands(a, b)
     return c_type(a.dtype, device)
+
+
+def _check_local(device: Device, variant: str, elements: int, dtype: np.dtype) -> None:
+    """Refuse, before any upload, tiles that do not fit the device's local memory in ``dtype``."""
+    need = elements * dtype.itemsize
+    if need > device.info.local_mem_bytes:
+        raise VariantError(
+            f"matmul/{variant} needs {need} bytes of local memory for {dtype} tiles; "
+            f"{device.id} has {device.info.local_mem_bytes} (try smaller TILE or WIDTH)"
+        )
 
 
 def _trivial(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
@@ -100,6 +110,7 @@ def run_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16) -
     done = _trivial(a, b)
     if done is not None:
         return done
+    _check_local(device, "tiles", _tiles_elements(TILE), a.dtype)
     kernel = device.program("matmul/tiles.cl", {"T": ctype, "TILE": TILE}).kernel("matmul_tiles")
     (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (TILE, TILE, TILE))
     device.launch(kernel, (np_, mp), (TILE, TILE), buf_a, buf_b, buf_c, np.uint32(kp), np.uint32(np_))
@@ -130,6 +141,7 @@ def run_blocks_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int 
     done = _trivial(a, b)
     if done is not None:
         return done
+    _check_local(device, "blocks_tiles", _blocks_tiles_elements(TILE, WIDTH), a.dtype)
     defines = {"T": ctype, "TILE": TILE, "WIDTH": WIDTH}
     kernel = device.program("matmul/blocks_tiles.cl", defines).kernel("matmul_blocks_tiles")
     side = TILE * WIDTH
@@ -150,9 +162,17 @@ def _group_fits(name: str) -> Requirement:
     return Requirement(f"work-groups of {name} x {name} work-items", test)
 
 
-def _local_fits(text: str, nbytes: Callable[[Mapping[str, int]], int]) -> Requirement:
-    """Local memory for float32 tiles; float64 needs twice as much, which the launch checks."""
-    return Requirement(text, lambda device, p: nbytes(p) <= device.info.local_mem_bytes)
+def _tiles_elements(tile: int) -> int:
+    return 2 * tile * tile
+
+
+def _blocks_tiles_elements(tile: int, width: int) -> int:
+    return 2 * (tile * width) ** 2
+
+
+def _local_fits(text: str, elements: Callable[[Mapping[str, int]], int]) -> Requirement:
+    """Local memory for float32 tiles; a run with float64 checks twice as much before uploading."""
+    return Requirement(text, lambda device, p: elements(p) * 4 <= device.info.local_mem_bytes)
 
 
 register(Variant(
@@ -169,7 +189,7 @@ register(Variant(
     run=run_tiles,
     params=(Param("TILE", 16, (4, 8, 16, 32), "tile side, also the work-group side"),),
     requires=(_group_fits("TILE"),
-              _local_fits("local memory for two TILE x TILE float tiles", lambda p: 2 * p["TILE"] ** 2 * 4)),
+              _local_fits("local memory for two TILE x TILE float tiles", lambda p: _tiles_elements(p["TILE"]))),
 ))
 
 register(Variant(
@@ -189,7 +209,7 @@ register(Variant(
             Param("WIDTH", 4, (2, 4, 8), "block side, an OpenCL vector width")),
     requires=(_group_fits("TILE"),
               _local_fits("local memory for two (TILE * WIDTH)^2 float tiles",
-                          lambda p: 2 * (p["TILE"] * p["WIDTH"]) ** 2 * 4)),
+                          lambda p: _blocks_tiles_elements(p["TILE"], p["WIDTH"]))),
 ))
 
 
