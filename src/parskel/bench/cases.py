@@ -60,6 +60,10 @@ class Subject:
 
 # checks ------------------------------------------------------------------------------------
 
+# A float32 sum of up to 2^26 terms carries rounding error of a few 1e-4 relative in any order
+# of summation (NumPy's own float32 dot is 4e-4 off at 2^26); beyond 1e-3 it is a wrong result.
+FLOAT32_SUM_RTOL = 1e-3
+
 def _first(result: Any) -> Any:
     return result[0] if isinstance(result, tuple) else result
 
@@ -144,7 +148,7 @@ CASES: dict[str, Case] = {
     "reduce": Case(
         family="reduce", summary="sum of float32 in [0, 1) (Reduce skeleton, seed 004)",
         metric="GB/s", scale=1e9, work=lambda n: 4.0 * n,
-        make=_floats, reference=lambda i: i[0].sum(dtype=np.float64), check=_close(1e-4),
+        make=_floats, reference=lambda i: i[0].sum(dtype=np.float64), check=_close(FLOAT32_SUM_RTOL),
         quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
     ),
     "skeletons.map": Case(
@@ -157,7 +161,7 @@ CASES: dict[str, Case] = {
         family="skeletons.mapreduce", summary="MapReduce: sum of squares of float32 (seed 004)",
         metric="GB/s", scale=1e9, work=lambda n: 4.0 * n,
         make=_floats, reference=lambda i: np.dot(i[0].astype(np.float64), i[0].astype(np.float64)),
-        check=_close(1e-4), quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+        check=_close(FLOAT32_SUM_RTOL), quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
     ),
     "skeletons.scan": Case(
         family="skeletons.scan", summary="Scan skeleton: exclusive int32 sum (seed 004)",
