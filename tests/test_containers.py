@@ -96,3 +96,28 @@ def test_nested_struct_and_array_fields(device):
     x["k"] = [1, 2, 3]
     f = ps.Map("float f(mpair p) { return p.first.m[1][0] * p.k; }")
     np.testing.assert_array_equal(f(ps.Vector(x, device=device)).numpy(), x["first"]["m"][:, 1, 0] * x["k"])
+
+
+def test_borrowing_shares_the_array_and_never_writes_it(device):
+    data = np.arange(10, dtype=np.float32)
+    before = data.copy()
+    v = ps.Vector(data, copy=False, device=device)
+    assert np.shares_memory(np.asarray(v), data)
+    assert not np.asarray(v).flags.writeable
+    doubled = ps.Map("float f(float x) { return 2 * x; }")
+    doubled(v, out=v)  # the result lands on the device, not in the borrowed array
+    np.testing.assert_array_equal(v.numpy(), 2 * before)
+    np.testing.assert_array_equal(data, before)
+    w = ps.Vector(data, copy=False, device=device)
+    w[3] = -1  # a host write copies first
+    np.testing.assert_array_equal(data, before)
+    assert w[3] == -1
+
+
+def test_borrowing_refuses_what_it_would_have_to_convert(device):
+    with pytest.raises(ps.errors.DTypeError):
+        ps.Vector(np.arange(4, dtype=np.int64), dtype=np.int32, copy=False, device=device)
+    with pytest.raises(ps.errors.ShapeError):
+        ps.Vector(np.arange(8, dtype=np.float32)[::2], copy=False, device=device)
+    with pytest.raises(ps.errors.ShapeError):
+        ps.Vector([1.0, 2.0], copy=False, device=device)

@@ -8,7 +8,7 @@ import pytest
 import parskel as ps
 from parskel.algorithms import registry
 from parskel.algorithms.scans import scan_buffer
-from parskel.errors import DTypeError, ShapeError, VariantError
+from parskel.errors import DTypeError, LaunchError, ShapeError, VariantError
 
 VARIANTS = [v.name for v in registry.variants("scan")]
 DTYPES = [np.int32, np.uint32, np.float32, np.int64, np.uint64, np.float64]
@@ -78,7 +78,13 @@ def test_block_variants_at_other_work_group_sizes(device, rng, variant, wg):
         sizes.append(block * block + 7)
     for n in sizes:
         x = sample(rng, np.int32, n)
-        got = ps.scan(x, inclusive=True, variant=variant, device=device, WG=wg)
+        try:
+            got = ps.scan(x, inclusive=True, variant=variant, device=device, WG=wg)
+        except LaunchError as exc:
+            # a kernel's own limit (registers) can be below the device's; the refusal names it
+            if "for this kernel" not in str(exc):
+                raise
+            pytest.skip(f"{device.id} refuses WG={wg} for this kernel: {exc}")
         assert_scan(got, x, True)
 
 

@@ -78,12 +78,17 @@ class Run:
 
 def versions() -> dict[str, str]:
     """Python and the installed version of every package a result may depend on."""
-    found = {"python": sys.version.split()[0]}
-    for name in VERSIONED:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
+    from .. import __version__
+
+    found = {"python": sys.version.split()[0], "parskel": __version__}
+    distributions = metadata.packages_distributions()  # import name -> e.g. ["cupy-cuda13x"]
+    for name in VERSIONED[1:]:
+        for dist in [name, *distributions.get(name, [])]:
+            try:
+                found[name] = metadata.version(dist)
+                break
+            except metadata.PackageNotFoundError:
+                continue
     return found
 
 

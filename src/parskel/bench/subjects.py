@@ -80,17 +80,17 @@ def _skeleton(device: Device, make: Callable[[Any], Any],
 
 
 def _scan_values(ps: Any, skeleton: Any, x: np.ndarray) -> np.ndarray:
-    values, _total = skeleton(ps.Vector(x))
+    values, _total = skeleton(ps.Vector(x, copy=False))
     return values.numpy()
 
 
 _SKELETONS: dict[str, tuple[str, Callable[[Any], Any], Callable[[Any, Any, np.ndarray], Any]]] = {
     "reduce": ("Reduce", lambda ps: ps.Reduce(_FADD, identity=0),
-               lambda ps, s, x: s(ps.Vector(x))),
+               lambda ps, s, x: s(ps.Vector(x, copy=False))),
     "skeletons.map": ("Map", lambda ps: ps.Map(_SQUARE),
-                      lambda ps, s, x: s(ps.Vector(x)).numpy()),
+                      lambda ps, s, x: s(ps.Vector(x, copy=False)).numpy()),
     "skeletons.mapreduce": ("MapReduce", lambda ps: ps.MapReduce(_SQUARE, _FADD, identity=0),
-                            lambda ps, s, x: s(ps.Vector(x))),
+                            lambda ps, s, x: s(ps.Vector(x, copy=False))),
     "skeletons.scan": ("Scan", lambda ps: ps.Scan(_IADD, identity=0, inclusive=False), _scan_values),
 }
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ..errors import ShapeError
+from ..errors import DTypeError, ShapeError
 from ..runtime import Buffer, Device, device as select_device
 from .structs import element_c_type
 
@@ -23,10 +23,14 @@ class Container:
     ndim: int = 0
 
     __slots__ = ("_shape", "_size", "_dtype", "_device", "_host", "_buffer", "_host_valid",
-                 "_device_valid", "_c_type")
+                 "_device_valid", "_c_type", "_borrowed")
 
     def __init__(self, data: Any = None, *, dtype: DTypeLike | None = None,
-                 shape: tuple[int, ...] | None = None, device: Device | str | None = None) -> None:
+                 shape: tuple[int, ...] | None = None, device: Device | str | None = None,
+                 copy: bool = True) -> None:
+        """``copy=False`` borrows ``data`` (a C-contiguous NumPy array of the right dtype)
+        instead of copying it: parskel never writes into a borrowed array, and the caller must
+        not either while the container uses it (or must call :meth:`mark_host_modified`)."""
         dev = select_device(device)
         if data is None:
             if shape is None or dtype is None:
@@ -35,11 +39,15 @@ class Container:
         else:
             if isinstance(data, Container):
                 data = data.numpy()
-            host = np.array(data, dtype=dtype, copy=True, order="C")
+            if copy:
+                host = np.array(data, dtype=dtype, copy=True, order="C")
+            else:
+                host = _borrowable(data, dtype)
             self._checked_shape(host.shape)
         self._setup(host.shape, host.dtype, dev)
         self._host = host
         self._host_valid = True
+        self._borrowed = not copy
 
     def _checked_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         shape = tuple(int(s) for s in shape)
@@ -57,6 +65,7 @@ class Container:
         self._buffer = None
         self._host_valid = False
         self._device_valid = False
+        self._borrowed = False
 
     @classmethod
     def empty(cls, shape: int | tuple[int, ...], dtype: DTypeLike, *,
@@ -115,8 +124,9 @@ class Container:
     def to_host(self) -> np.ndarray:
         """Download if the host copy is stale; returns the host array (read-only view)."""
         if not self._host_valid:
-            if self._host is None:
+            if self._host is None or self._borrowed:
                 self._host = np.empty(self._shape, dtype=self._dtype)
+                self._borrowed = False
             self._device.download(self._buffer, self._host)
             self._host_valid = True
         view = self._host.view()
@@ -131,6 +141,7 @@ class Container:
         """
         view = self.to_host()
         if writable:
+            self._own_host()
             view = self._host.view()
             self.mark_host_modified()
         return view
@@ -163,5 +174,24 @@ class Container:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self.to_host()
+        self._own_host()
         self._host[key] = value
         self._device_valid = False
+
+    def _own_host(self) -> None:
+        """Copy a borrowed host array before the container writes to it."""
+        if self._borrowed:
+            self._host = self._host.copy()
+            self._borrowed = False
+
+
+def _borrowable(data: Any, dtype: DTypeLike | None) -> np.ndarray:
+    if not isinstance(data, np.ndarray):
+        raise ShapeError(f"copy=False borrows a NumPy array, got {type(data).__name__}")
+    if dtype is not None and np.dtype(dtype) != data.dtype:
+        raise DTypeError(f"copy=False cannot convert {data.dtype} to {np.dtype(dtype)}")
+    if not data.flags.c_contiguous:
+        raise ShapeError("copy=False borrows only a C-contiguous array; pass copy=True")
+    view = data.view()
+    view.flags.writeable = False
+    return view

@@ -21,8 +21,9 @@ class Matrix(Container):
     __slots__ = ()
 
     def __init__(self, data: Any = None, *, dtype: DTypeLike | None = None,
-                 shape: tuple[int, int] | None = None, device: Device | str | None = None) -> None:
-        super().__init__(data, dtype=dtype, shape=shape, device=device)
+                 shape: tuple[int, int] | None = None, device: Device | str | None = None,
+                 copy: bool = True) -> None:
+        super().__init__(data, dtype=dtype, shape=shape, device=device, copy=copy)
 
     @property
     def rows(self) -> int:
