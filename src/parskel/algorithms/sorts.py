@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import VariantError
-from ..runtime import Buffer, Device, Local, device as select_device, round_to_multiple, round_to_power_of_two
+from ..runtime import Buffer, Device, device as select_device, round_to_multiple, round_to_power_of_two
 from . import registry
 from .keys import check_keys, check_values, download_keys, upload_keys
 from .registry import Param, Requirement, Variant, register
@@ -140,7 +140,10 @@ def _radix(path: str, *, local: bool) -> Callable[..., Result]:
         n = keys.size
         if n == 0:
             return _copies(keys, values)
-        program = device.program(path, {"KEYS_PER_ITEM": keys_per_item, "WITH_VALUES": values is not None})
+        defines = {"KEYS_PER_ITEM": keys_per_item, "WITH_VALUES": values is not None}
+        if local:  # the local counts are sized at build time
+            defines["WG"] = work_group
+        program = device.program(path, defines)
         histogram, permute = program.kernel("radix_histogram"), program.kernel("radix_permute")
         padded = round_to_multiple(n, work_group * keys_per_item)
         items = padded // keys_per_item
@@ -150,12 +153,11 @@ def _radix(path: str, *, local: bool) -> Callable[..., Result]:
         if values is not None:
             moved = [device.alloc(padded * 4), device.alloc(padded * 4)]
             device.upload(moved[0], values)
-        scratch = [Local(work_group * BUCKETS * 4)] if local else []
         for shift in range(0, 4 * PASSES, 4):
             bits = np.uint32(shift)
-            device.launch(histogram, items, work_group, src, counts, bits, *scratch)
+            device.launch(histogram, items, work_group, src, counts, bits)
             scan_buffer(device, counts, counts, items * BUCKETS, np.uint32)
-            device.launch(permute, items, work_group, src, dst, counts, bits, *scratch, *moved)
+            device.launch(permute, items, work_group, src, dst, counts, bits, *moved)
             src, dst = dst, src
             moved.reverse()
         out = download_keys(device, src, n, keys.dtype)

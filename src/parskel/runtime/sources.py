@@ -19,7 +19,8 @@ KERNELS_PACKAGE = "parskel.kernels"
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 _SAFE_NAME = re.compile(r"[^\w./<>-]")
-_LOCATION = re.compile(r"(?P<file>[\w./<>-]+):(?P<line>\d+):(?P<col>\d+)")
+# "file:line:col" (Clang-based OpenCL compilers), "file(line): error" (NVRTC, no column)
+_LOCATION = re.compile(r"(?P<file>[\w./<>-]+)(?::(?P<line>\d+):(?P<col>\d+)|\((?P<pline>\d+)\): (?:error|warning))")
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
 
 Defines = Mapping[str, int | float | str | bool]
@@ -79,6 +80,16 @@ class Source:
             origins=tuple(origin for _, origin in lines),
         )
 
+    def prefixed(self, parts: Iterable[tuple[str, str]]) -> Source:
+        """This source with named pieces (a backend's header, defines) in front of it."""
+        front = Source.compose(parts)
+        return Source(
+            name=self.name,
+            text=front.text + self.text,
+            files={**front.files, **self.files},
+            origins=front.origins + self.origins,
+        )
+
     def _locate(self, fname: str, line: int) -> tuple[str, int] | None:
         if fname in self.files:
             return fname, line
@@ -91,12 +102,13 @@ class Source:
         shown: list[str] = []
         seen: set[tuple[str, int]] = set()
         for match in _LOCATION.finditer(log):
-            where = self._locate(match["file"], int(match["line"]))
+            line_text = match["line"] or match["pline"]
+            where = self._locate(match["file"], int(line_text))
             if where is None or where in seen:
                 continue
             seen.add(where)
             fname, line = where
-            col = int(match["col"])
+            col = int(match["col"] or 0)
             lines = self.files[fname].splitlines()
             if not 1 <= line <= len(lines):
                 continue
@@ -104,7 +116,7 @@ class Source:
             for n in range(max(1, line - context), min(len(lines), line + context) + 1):
                 marker = ">" if n == line else " "
                 block.append(f"{marker}{n:5d} | {lines[n - 1]}")
-                if n == line:
+                if n == line and col:
                     block.append(" " * 9 + " " * max(col - 1, 0) + "^")
             shown.append("\n".join(block))
             if len(shown) == limit:
@@ -146,14 +158,22 @@ def _expand(
         out.append((f'#line {number + 1} "{name}"\n', None))
 
 
-def define_options(defines: Defines | None) -> list[str]:
-    """``-D NAME=VALUE`` options for the compiler, in a stable order."""
-    options: list[str] = []
+def _defined(defines: Defines | None) -> list[tuple[str, str]]:
+    pairs = []
     for key in sorted(defines or {}):
         if not _IDENT.match(key):
             raise ValueError(f"not a valid macro name: {key!r}")
         value = defines[key]  # type: ignore[index]
-        if isinstance(value, bool):
-            value = int(value)
-        options.append(f"-D{key}={value}")
-    return options
+        pairs.append((key, str(int(value) if isinstance(value, bool) else value)))
+    return pairs
+
+
+def define_options(defines: Defines | None) -> list[str]:
+    """``-D NAME=VALUE`` options for the compiler, in a stable order."""
+    return [f"-D{key}={value}" for key, value in _defined(defines)]
+
+
+def define_lines(defines: Defines | None) -> str:
+    """The same defines as ``#define`` lines, for a compiler whose own headers would see
+    command-line macros (NVRTC's use ``T`` as a template parameter)."""
+    return "".join(f"#define {key} {value}\n" for key, value in _defined(defines))

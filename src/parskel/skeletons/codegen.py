@@ -17,7 +17,7 @@ functions of one skeleton may both be called ``f``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -294,6 +294,23 @@ def group_size(kernel: Any, device: Device, most: int = 256) -> int:
     """The largest power of two <= ``most`` this kernel can run as a work-group here."""
     limit = min(most, kernel.max_work_group_size, device.info.max_work_group_size)
     return 1 << (limit.bit_length() - 1)
+
+
+def build_grouped(device: Device, build_at: Callable[[int], Program], kernels: Sequence[str],
+                  most: int = 256) -> tuple[Program, int]:
+    """Build a program whose local arrays are sized by its work-group size (``PS_WG``).
+
+    ``build_at(L)`` builds for groups of ``L``: the largest power of two <= ``most`` the device
+    allows, halved while a kernel cannot run that many work-items (too many registers).
+    """
+    limit = min(most, device.info.max_work_group_size)
+    size = 1 << (limit.bit_length() - 1)
+    while True:
+        program = build_at(size)
+        fits = min(program.kernel(name).max_work_group_size for name in kernels)
+        if fits >= size or size == 1:
+            return program, size
+        size = 1 << (fits.bit_length() - 1)
 
 
 def as_buffer_value(value: Any, dtype: np.dtype, what: str) -> np.ndarray:

@@ -11,10 +11,10 @@ import numpy as np
 
 from ..containers.base import Container
 from ..errors import ShapeError, UserFunctionError
-from ..runtime import Buffer, Device, Kernel, Local
+from ..runtime import Buffer, Device, Kernel
 from .base import Skeleton
 from .codegen import (UserFunction, bind_extras, build, check_container, check_size, dtype_of,
-                      group_size, identity_buffer, identity_glue, mark_written)
+                      build_grouped, identity_buffer, identity_glue, mark_written)
 
 TEMPLATE = "skeletons/reduce.cl"
 
@@ -81,11 +81,13 @@ class Reduction(Skeleton):
                 f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
                 f"#define PS_MAP_EXTRA_PARAMS{map_params}\n"
                 f"#define PS_OP_EXTRA_PARAMS{op.extra_params('ps_x')}\n" + identity_glue(self.identity))
-        program = build(dev, self.name, TEMPLATE, self._functions(), [a.dtype, self.dtype], glue)
+        program, group = build_grouped(
+            dev, lambda L: build(dev, self.name, TEMPLATE, self._functions(), [a.dtype, self.dtype],
+                                 glue + f"#define PS_WG {L}\n"),
+            ("ps_reduce_first", "ps_reduce_partials"))
         first, partials = program.kernel("ps_reduce_first"), program.kernel("ps_reduce_partials")
         ident = identity_buffer(self.identity, self.dtype, dev, program, f"{self.name} identity")
-        return _Plan(first, partials, min(group_size(first, dev), group_size(partials, dev)), ident,
-                     dev.alloc(self.dtype.itemsize))
+        return _Plan(first, partials, group, ident, dev.alloc(self.dtype.itemsize))
 
     def _reduce(self, a: Any, extra: tuple[Any, ...], out: Container | None) -> Any:
         (a,) = self._inputs([a], ["the input"])
@@ -111,7 +113,6 @@ class Reduction(Skeleton):
         target = out.to_device() if out is not None else plan.result
         item = self.dtype.itemsize
         L = plan.group
-        scratch = Local(L * item)
         if n == 0:
             dev.copy(target, plan.identity, item)
         else:
@@ -120,7 +121,7 @@ class Reduction(Skeleton):
             groups = -(-n // chunk)
             dst = target if groups == 1 else dev.alloc(groups * item)
             dev.launch(plan.first, groups * L, L, a.to_device(), dst, plan.identity, np.uint32(n),
-                       np.uint32(chunk), np.uint32(a.shape[-1] if a.ndim == 2 else 1), scratch, *args)
+                       np.uint32(chunk), np.uint32(a.shape[-1] if a.ndim == 2 else 1), *args)
             while groups > 1:
                 src, count = dst, groups
                 groups = min(-(-count // L), L)
@@ -128,7 +129,7 @@ class Reduction(Skeleton):
                 groups = -(-count // chunk)
                 dst = target if groups == 1 else dev.alloc(groups * item)
                 dev.launch(plan.partials, groups * L, L, src, dst, plan.identity, np.uint32(count),
-                           np.uint32(chunk), scratch, *op_args)
+                           np.uint32(chunk), *op_args)
         mark_written(written)
         if out is not None:
             out._written_on_device()

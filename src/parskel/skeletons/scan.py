@@ -10,9 +10,9 @@ import numpy as np
 
 from ..containers.base import Container
 from ..errors import ShapeError
-from ..runtime import Buffer, Device, Kernel, Local
+from ..runtime import Buffer, Device, Kernel
 from .base import Skeleton
-from .codegen import (bind_extras, build, check_size, group_size, identity_buffer, identity_glue,
+from .codegen import (bind_extras, build, build_grouped, check_size, identity_buffer, identity_glue,
                       launch_size, mark_written)
 from .reduce import operator
 
@@ -53,10 +53,12 @@ class Scan(Skeleton):
                 f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
                 f"#define PS_EXTRA_PARAMS{op.extra_params('ps_x')}\n"
                 f"#define PS_PER_ITEM {PER_ITEM}\n" + identity_glue(self.identity))
-        program = build(dev, self.name, TEMPLATE, [op], [self.dtype], glue)
+        program, group = build_grouped(
+            dev, lambda L: build(dev, self.name, TEMPLATE, [op], [self.dtype], glue + f"#define PS_WG {L}\n"),
+            ("ps_scan_blocks", "ps_scan_add"))
         blocks, add = program.kernel("ps_scan_blocks"), program.kernel("ps_scan_add")
         ident = identity_buffer(self.identity, self.dtype, dev, program, "Scan identity")
-        return _Plan(blocks, add, min(group_size(blocks, dev), group_size(add, dev)), ident)
+        return _Plan(blocks, add, group, ident)
 
     def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> tuple[Container, Any]:
         (a,) = self._inputs([a], ["the input"])
@@ -89,7 +91,7 @@ class Scan(Skeleton):
         item = self.dtype.itemsize
         sums = dev.alloc(groups * item)
         dev.launch(plan.blocks, groups * L, L, src, dst, sums, plan.identity, np.uint32(n),
-                   np.uint32(inclusive), Local(L * item), *args)
+                   np.uint32(inclusive), *args)
         if groups == 1:
             return sums
         offsets = dev.alloc(groups * item)

@@ -16,7 +16,7 @@ __kernel void matmul_blocks(__global const VT *a, __global const VT *b, __global
     __global const VT *b_col = b + col;
     VT acc[WIDTH];
     for (uint r = 0; r < WIDTH; ++r)
-        acc[r] = (VT)(0);
+        acc[r] = PS_VEC(VT, 0);
 
     for (uint i = 0; i < kv; ++i) {
         VT av[WIDTH], bv[WIDTH];

@@ -25,7 +25,7 @@ __kernel void matmul_blocks_tiles(__global const VT *a, __global const VT *b, __
     __global const VT *b_block = b + (size_t)ly * WIDTH * nv + col;
     VT acc[WIDTH];
     for (uint r = 0; r < WIDTH; ++r)
-        acc[r] = (VT)(0);
+        acc[r] = PS_VEC(VT, 0);
 
     for (uint t = 0; t < kv; t += TILE) {
         for (uint r = 0; r < WIDTH; ++r) {

@@ -17,7 +17,7 @@
 /* Scans s[0 .. 2*WG) in place (exclusive) and returns the block's total to every work-item.
  * Every work-item of the group must call it, with s already written; it ends with a barrier,
  * so the caller may read any element of s afterwards. */
-T local_exclusive_scan(__local T *s, uint lid)
+T local_exclusive_scan(PS_LOCAL_PARAM T *s, uint lid)
 {
     uint offset = 1;
     for (uint d = WG; d > 0; d >>= 1) {

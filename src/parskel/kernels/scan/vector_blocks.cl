@@ -22,7 +22,7 @@
     v.s7 += v.s6
 
 /* the exclusive scan from the inclusive one: components shifted up by one */
-#define SHIFT8(v) ((T8)((T)0, v.s0, v.s1, v.s2, v.s3, v.s4, v.s5, v.s6))
+#define SHIFT8(v) PS_VEC(T8, (T)0, v.s0, v.s1, v.s2, v.s3, v.s4, v.s5, v.s6)
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void scan_blocks_vec(__global const T *src, __global T *dst, __global T *sums, uint n,
@@ -50,8 +50,8 @@ void scan_blocks_vec(__global const T *src, __global T *dst, __global T *sums, u
     T total = local_exclusive_scan(s, lid);
     if (write_sums && lid == 0)
         sums[get_group_id(0)] = total;
-    T8 pa = (T8)(s[2 * lid]);
-    T8 pb = (T8)(s[2 * lid + 1]);
+    T8 pa = PS_VEC(T8, s[2 * lid]);
+    T8 pb = PS_VEC(T8, s[2 * lid + 1]);
     if (inclusive) {
         a += pa;
         b += pb;

@@ -4,11 +4,12 @@
  * The host applies ps_reduce_partials until one value is left.
  * Glue: PS_T (result type), PS_IN_T, PS_LOAD(i) (element i of the input, mapped for
  * MapReduce), PS_OP(a, b) (the user operator), PS_MAP_EXTRA_PARAMS and PS_OP_EXTRA_PARAMS
- * (the extra arguments of the map function and of the operator). */
+ * (the extra arguments of the map function and of the operator), PS_WG (the work-group size). */
 #include "common/parskel.h"
 #include "identity.h"
 
 #define PS_GROUP_FOLD(ACC_LOAD)                                                     \
+    __local PS_T ps_scratch[PS_WG];                                                 \
     uint g = get_group_id(0), t = get_local_id(0), L = get_local_size(0);           \
     uint begin = g * ps_chunk;                                                      \
     uint end = PS_MIN(begin + ps_chunk, ps_n);                                      \
@@ -32,15 +33,15 @@
 
 __kernel void ps_reduce_first(__global const PS_IN_T *ps_in, __global PS_T *ps_out,
                               __global const PS_T *ps_identity, uint ps_n, uint ps_chunk,
-                              uint ps_cols, __local PS_T *ps_scratch
+                              uint ps_cols
                               PS_MAP_EXTRA_PARAMS PS_OP_EXTRA_PARAMS)
 {
     PS_GROUP_FOLD(PS_LOAD)
 }
 
 __kernel void ps_reduce_partials(__global const PS_T *ps_in, __global PS_T *ps_out,
-                                 __global const PS_T *ps_identity, uint ps_n, uint ps_chunk,
-                                 __local PS_T *ps_scratch PS_OP_EXTRA_PARAMS)
+                                 __global const PS_T *ps_identity, uint ps_n, uint ps_chunk
+                                 PS_OP_EXTRA_PARAMS)
 {
     PS_GROUP_FOLD(PS_PARTIAL)
 }

@@ -4,7 +4,7 @@
  * work-item rescans its elements from its prefix) and writes the block's total to ps_sums.
  * The host scans ps_sums exclusively (recursively) and ps_scan_add puts each block's offset
  * in front of its elements: earlier operands always stay on the left.
- * Glue: PS_T, PS_OP(a, b), PS_EXTRA_PARAMS. */
+ * Glue: PS_T, PS_OP(a, b), PS_EXTRA_PARAMS, PS_WG (the work-group size). */
 #include "common/parskel.h"
 #include "identity.h"
 
@@ -14,8 +14,9 @@
 
 __kernel void ps_scan_blocks(__global const PS_T *ps_in, __global PS_T *ps_out,
                              __global PS_T *ps_sums, __global const PS_T *ps_identity,
-                             uint ps_n, uint ps_inclusive, __local PS_T *ps_scratch PS_EXTRA_PARAMS)
+                             uint ps_n, uint ps_inclusive PS_EXTRA_PARAMS)
 {
+    __local PS_T ps_scratch[PS_WG];
     uint g = get_group_id(0), t = get_local_id(0), L = get_local_size(0);
     uint lo = PS_MIN(g * L * PS_PER_ITEM + t * PS_PER_ITEM, ps_n);
     uint hi = PS_MIN(lo + PS_PER_ITEM, ps_n);

@@ -9,7 +9,7 @@
 
 inline uint2 load2(__global const uint *p, uint stride)
 {
-    return (uint2)(p[0], p[stride]);
+    return PS_VEC(uint2, p[0], p[stride]);
 }
 
 inline void store2(__global uint *p, uint stride, uint2 x)
@@ -22,14 +22,14 @@ inline uint2 merge2(uint2 x, bool ascending)
 {
     uint lo = min(x.s0, x.s1);
     uint hi = max(x.s0, x.s1);
-    return ascending ? (uint2)(lo, hi) : (uint2)(hi, lo);
+    return ascending ? PS_VEC(uint2, lo, hi) : PS_VEC(uint2, hi, lo);
 }
 
 /* Keys of level N from those of level H = N / 2. */
 #define LEVEL(N, H)                                                                           \
     inline uint##N load##N(__global const uint *p, uint stride)                               \
     {                                                                                         \
-        return (uint##N)(load##H(p, stride), load##H(p + H * stride, stride));                \
+        return PS_VEC(uint##N, load##H(p, stride), load##H(p + H * stride, stride));         \
     }                                                                                         \
     inline void store##N(__global uint *p, uint stride, uint##N x)                            \
     {                                                                                         \
@@ -40,8 +40,8 @@ inline uint2 merge2(uint2 x, bool ascending)
     {                                                                                         \
         uint##H lo = min(x.lo, x.hi);                                                         \
         uint##H hi = max(x.lo, x.hi);                                                         \
-        return (uint##N)(merge##H(ascending ? lo : hi, ascending),                            \
-                         merge##H(ascending ? hi : lo, ascending));                           \
+        return PS_VEC(uint##N, merge##H(ascending ? lo : hi, ascending),                      \
+                      merge##H(ascending ? hi : lo, ascending));                              \
     }
 
 LEVEL(4, 2)

@@ -21,6 +21,11 @@
 #define WITH_VALUES 0
 #endif
 
+/* work-items per work-group of the kernels that keep counts in local memory */
+#ifndef WG
+#define WG 256
+#endif
+
 #define DIGIT(key, shift) (((key) >> (shift)) & RADIX_MASK)
 
 #endif

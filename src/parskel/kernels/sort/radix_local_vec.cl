@@ -8,13 +8,13 @@
 #define LANES(F) F(s0) F(s1) F(s2) F(s3) F(s4) F(s5) F(s6) F(s7) \
                  F(s8) F(s9) F(sa) F(sb) F(sc) F(sd) F(se) F(sf)
 
-__kernel void radix_histogram(__global const uint16 *keys, __global uint *histograms, uint shift,
-                              __local uint *counts)
+__kernel void radix_histogram(__global const uint16 *keys, __global uint *histograms, uint shift)
 {
     uint item = get_global_id(0);
     uint items = get_global_size(0);
     uint lid = get_local_id(0);
-    uint size = get_local_size(0);
+    uint size = WG;
+    __local uint counts[BUCKETS * WG];
     for (uint b = 0; b < BUCKETS; ++b)
         counts[b * size + lid] = 0;
     __global const uint16 *mine = keys + item * VECTORS_PER_ITEM;
@@ -29,7 +29,7 @@ __kernel void radix_histogram(__global const uint16 *keys, __global uint *histog
 }
 
 __kernel void radix_permute(__global const uint16 *keys, __global uint *keys_out,
-                            __global const uint *offsets, uint shift, __local uint *next
+                            __global const uint *offsets, uint shift
 #if WITH_VALUES
                             , __global const uint16 *values, __global uint *values_out
 #endif
@@ -38,7 +38,8 @@ __kernel void radix_permute(__global const uint16 *keys, __global uint *keys_out
     uint item = get_global_id(0);
     uint items = get_global_size(0);
     uint lid = get_local_id(0);
-    uint size = get_local_size(0);
+    uint size = WG;
+    __local uint next[BUCKETS * WG];
     for (uint b = 0; b < BUCKETS; ++b)
         next[b * size + lid] = offsets[b * items + item];
     uint first = item * VECTORS_PER_ITEM;
