@@ -1,0 +1,488 @@
+"""The CUDA backend, through CuPy. The only module of parskel that imports cupy for the runtime.
+
+Kernels are the same ``.cl`` files the OpenCL backend builds: ``common/cuda.h`` is put in front
+of the source and NVRTC compiles it as C++ with unannotated functions made device functions.
+Built programs are kept per process here and on disk in CuPy's kernel cache
+(``CUPY_CACHE_DIR``, ``~/.cupy/kernel_cache`` by default).
+
+Buffers are CuPy memory (its pool). All commands go to the legacy default stream, so they are
+ordered with what CuPy and PyTorch enqueue on theirs by default. Every copy is a
+``cudaMemcpyDefault``: either side may be host memory or a device array (anything with
+``__cuda_array_interface__``), so device arrays move without passing through the host.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import DeviceMemoryError, LaunchError, ParskelError
+from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program
+from .geometry import Size, check_launch
+from .sources import Defines, Source, define_lines, define_options, read_kernel_file
+from .timing import Event, EventKind
+
+HEADER = "common/cuda.h"
+_OPTIONS = ("-default-device", "-std=c++17")
+_KERNEL_NAME = re.compile(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)\s*\(", re.S)
+_MEMCPY_DEFAULT = 4  # cudaMemcpyDefault: the direction follows from the pointers (UVA)
+_LAUNCH_ERRORS = ("INVALID_VALUE", "LAUNCH_OUT_OF_RESOURCES", "INVALID_CONFIGURATION")
+_MEMORY_ERRORS = ("MEMORY_ALLOCATION", "OUT_OF_MEMORY", "OutOfMemory")
+
+_cupy: Any = None
+_import_error = ""
+
+
+def _cp() -> Any:
+    """CuPy, imported on first use; ``None`` where it cannot be."""
+    global _cupy, _import_error
+    if _cupy is None and not _import_error:
+        try:
+            import cupy
+        except Exception as exc:  # ImportError, or a broken CUDA installation
+            _import_error = f"{type(exc).__name__}: {exc}"
+        else:
+            _cupy = cupy
+    return _cupy
+
+
+class CUDAEvent(Event):
+    """A command between two CUDA events; keeps the host memory it reads or writes alive."""
+
+    __slots__ = ("kind", "label", "_start", "_end", "_keep")
+
+    def __init__(self, kind: EventKind, label: str, start: Any, end: Any, keep: Any = None) -> None:
+        self.kind = kind
+        self.label = label
+        self._start = start
+        self._end = end
+        self._keep = keep
+
+    def wait(self) -> None:
+        if self._end is not None:
+            self._end.synchronize()
+            self._keep = None
+
+    @property
+    def seconds(self) -> float:
+        if self._end is None:
+            return 0.0
+        self.wait()
+        return _cp().cuda.get_elapsed_time(self._start, self._end) * 1e-3
+
+
+class CUDAKernel(Kernel):
+    def __init__(self, function: Any, name: str) -> None:
+        from cupy_backends.cuda.api import driver
+
+        self.name = name
+        self.function = function
+        self._max_wg = int(driver.funcGetAttribute(driver.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function.ptr))
+        self.local_mem_bytes = int(driver.funcGetAttribute(driver.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function.ptr))
+
+    @property
+    def max_work_group_size(self) -> int:
+        return self._max_wg
+
+
+class CUDAProgram(Program):
+    def __init__(self, device: CUDADevice, module: Any, source: Source) -> None:
+        self.source = source
+        self._device = device
+        self._module = module
+        self._kernels: dict[str, CUDAKernel] = {}
+
+    def kernel(self, name: str) -> CUDAKernel:
+        found = self._kernels.get(name)
+        if found is None:
+            try:
+                with self._device.active():
+                    function = self._module.get_function(name)
+            except Exception:
+                names = sorted(set(_KERNEL_NAME.findall(self.source.text)))
+                raise KeyError(f"{self.source.name} has no kernel {name!r}; it has {names}") from None
+            found = self._kernels[name] = CUDAKernel(function, name)
+        return found
+
+
+class CUDADevice(Device):
+    def __init__(self, info: DeviceInfo, index: int) -> None:
+        super().__init__(info)
+        self.index = index
+        self._programs: dict[tuple[str, tuple[str, ...]], CUDAProgram] = {}
+
+    @contextlib.contextmanager
+    def active(self, what: str = "") -> Iterator[None]:
+        """Make this the current CUDA device, and turn CUDA errors into parskel errors."""
+        cp = _cp()
+        where = f"{self.id}{' ' + what if what else ''}"
+        try:
+            with cp.cuda.Device(self.index):
+                yield
+        except cp.cuda.memory.OutOfMemoryError as exc:
+            raise DeviceMemoryError(f"{where}: out of device memory: {exc}") from None
+        except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as exc:
+            text = str(exc)
+            if any(code in text for code in _MEMORY_ERRORS):
+                raise DeviceMemoryError(f"{where}: out of device memory: {text}") from None
+            if any(code in text for code in _LAUNCH_ERRORS):
+                raise LaunchError(f"{where}: the device refused the launch: {text}") from None
+            raise ParskelError(f"{where}: CUDA error: {text}") from None
+
+    # events -------------------------------------------------------------------------------
+    def _begin(self) -> Any:
+        start = _cp().cuda.Event()
+        start.record(None)
+        return start
+
+    def _end(self, kind: EventKind, label: str, start: Any, keep: Any = None) -> Event:
+        end = _cp().cuda.Event()
+        end.record(None)
+        return self._track(CUDAEvent(kind, label, start, end, keep))
+
+    def _none(self, kind: EventKind, label: str) -> Event:
+        return self._track(CUDAEvent(kind, label, None, None))
+
+    # memory -------------------------------------------------------------------------------
+    def _alloc(self, nbytes: int) -> Buffer:
+        with self.active():
+            handle = _cp().cuda.alloc(max(nbytes, 1))
+        return Buffer(self, nbytes, handle)
+
+    def _memcpy(self, kind: EventKind, dst: int, src: int, nbytes: int, keep: Any, wait: bool) -> Event:
+        runtime = _cp().cuda.runtime
+        with self.active(kind):
+            start = self._begin()
+            runtime.memcpyAsync(dst, src, nbytes, _MEMCPY_DEFAULT, 0)
+            event = self._end(kind, f"{kind} {nbytes} B", start, keep)
+            if wait:
+                event.wait()
+        return event
+
+    def upload(self, buffer: Buffer, host: Any, *, offset: int = 0, wait: bool = False) -> Event:
+        source, pointer = _readable(host)
+        _check_buffer(self, buffer, offset, source.nbytes)
+        if source.nbytes == 0:
+            return self._none("upload", "upload")
+        return self._memcpy("upload", _pointer(buffer) + offset, pointer, source.nbytes, source, wait)
+
+    def download(self, buffer: Buffer, out: Any, *, offset: int = 0, wait: bool = True) -> Event:
+        pointer = _writable(out)
+        _check_buffer(self, buffer, offset, out.nbytes)
+        if out.nbytes == 0:
+            return self._none("download", "download")
+        return self._memcpy("download", pointer, _pointer(buffer) + offset, out.nbytes, out, wait)
+
+    def copy(self, dst: Buffer, src: Buffer, nbytes: int | None = None, *,
+             src_offset: int = 0, dst_offset: int = 0) -> Event:
+        nbytes = src.nbytes - src_offset if nbytes is None else nbytes
+        _check_buffer(self, src, src_offset, nbytes)
+        _check_buffer(self, dst, dst_offset, nbytes)
+        if nbytes == 0:
+            return self._none("copy", "copy")
+        return self._memcpy("copy", _pointer(dst) + dst_offset, _pointer(src) + src_offset, nbytes, None, False)
+
+    def fill(self, buffer: Buffer, value: np.generic, nbytes: int | None = None, *, offset: int = 0) -> Event:
+        pattern = np.asarray(value).reshape(1)
+        size = pattern.dtype.itemsize
+        nbytes = buffer.nbytes - offset if nbytes is None else nbytes
+        _check_buffer(self, buffer, offset, nbytes)
+        if nbytes % size or offset % size:
+            raise ValueError(f"fill of {nbytes} bytes at {offset} is not a whole number of {pattern.dtype} values")
+        if nbytes == 0:
+            return self._none("fill", "fill")
+        raw = pattern.view(np.uint8)
+        cp = _cp()
+        with self.active("fill"):
+            start = self._begin()
+            if (raw == raw[0]).all():
+                cp.cuda.runtime.memsetAsync(_pointer(buffer) + offset, int(raw[0]), nbytes, 0)
+            elif size in (2, 4, 8):
+                word = pattern.view(f"u{size}")
+                view = cp.ndarray((nbytes // size,), dtype=word.dtype, memptr=buffer.handle + offset)
+                view.fill(word[0])
+            else:  # a record whose bytes differ: copy the pattern out once per element
+                tiled = np.tile(raw, nbytes // size)
+                cp.cuda.runtime.memcpyAsync(_pointer(buffer) + offset, tiled.ctypes.data, nbytes,
+                                            _MEMCPY_DEFAULT, 0)
+                return self._end("fill", f"fill {nbytes} B", start, tiled)
+            return self._end("fill", f"fill {nbytes} B", start)
+
+    def upload_padded(self, host: Any, padded_shape: tuple[int, int], fill: np.generic | None = None) -> Buffer:
+        source, pointer = _readable(host)
+        rows, cols = _shape2d(source.shape)
+        prow, pcol = padded_shape
+        if prow < rows or pcol < cols:
+            raise ValueError(f"padded shape {padded_shape} is smaller than the array {source.shape}")
+        item = source.dtype.itemsize
+        buffer = self.alloc(prow * pcol * item)
+        self.fill(buffer, fill if fill is not None else source.dtype.type(0))
+        if rows and cols:
+            with self.active("upload"):
+                start = self._begin()
+                _cp().cuda.runtime.memcpy2DAsync(_pointer(buffer), pcol * item, pointer, cols * item,
+                                                 cols * item, rows, _MEMCPY_DEFAULT, 0)
+                self._end("upload", f"upload {source.nbytes} B into {padded_shape}", start, source)
+        return buffer
+
+    def download_trimmed(self, buffer: Buffer, padded_shape: tuple[int, int], out: Any) -> Event:
+        pointer = _writable(out)
+        rows, cols = _shape2d(out.shape)
+        prow, pcol = padded_shape
+        item = out.dtype.itemsize
+        if prow < rows or pcol < cols or buffer.nbytes < prow * pcol * item:
+            raise ValueError(f"cannot read {out.shape} out of a {padded_shape} buffer of {buffer.nbytes} B")
+        if not (rows and cols):
+            return self._none("download", "download")
+        with self.active("download"):
+            start = self._begin()
+            _cp().cuda.runtime.memcpy2DAsync(pointer, cols * item, _pointer(buffer), pcol * item,
+                                             cols * item, rows, _MEMCPY_DEFAULT, 0)
+            event = self._end("download", f"download {out.nbytes} B from {padded_shape}", start, out)
+            event.wait()
+        return event
+
+    # device arrays ------------------------------------------------------------------------
+    def wrap(self, array: Any) -> tuple[Buffer, Any]:
+        """A buffer over the memory of a device array (CuPy, PyTorch, anything with
+        ``__cuda_array_interface__`` or DLPack) on this device, without a copy, and the array as
+        CuPy sees it. A non-contiguous array is first made contiguous on the device."""
+        cp = _cp()
+        with self.active():
+            found = as_cupy(array)
+            if found.device.id != self.index:
+                raise ParskelError(f"the array lives on cuda:{found.device.id}, not on {self.id}")
+            found = cp.ascontiguousarray(found)
+        return Buffer(self, found.nbytes, found.data), found
+
+    def view(self, buffer: Buffer, shape: tuple[int, ...], dtype: Any) -> Any:
+        """A CuPy array over ``buffer`` (no copy): it shares the buffer's memory."""
+        _check_buffer(self, buffer, 0, int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize)
+        return _cp().ndarray(shape, dtype=dtype, memptr=buffer.handle)
+
+    # programs -----------------------------------------------------------------------------
+    def build(self, source: Source, defines: Defines | None = None) -> CUDAProgram:
+        options = tuple(define_options(defines))
+        key = (source.digest, options)
+        program = self._programs.get(key)
+        if program is not None:
+            return program
+        full = cuda_source(source, defines)
+        cp = _cp()
+        with self.active():
+            module = cp.RawModule(code=full.text, options=_OPTIONS, backend="nvrtc")
+            try:
+                module.compile()
+            except cp.cuda.compiler.CompileException as exc:
+                raise full.build_error(_build_log(exc), source.name) from None
+        program = self._programs[key] = CUDAProgram(self, module, full)
+        return program
+
+    def launch(self, kernel: Kernel, global_size: Size, local_size: Size | None, *args: Any) -> Event:
+        assert isinstance(kernel, CUDAKernel)
+        gsize, lsize = check_launch(
+            global_size, local_size,
+            max_work_group_size=min(kernel.max_work_group_size, self.info.max_work_group_size),
+            max_work_item_sizes=self.info.max_work_item_sizes,
+            kernel_name=kernel.name,
+        )
+        if lsize is None:
+            lsize = _default_local(gsize, min(kernel.max_work_group_size, 256))
+        values = [_argument(self, kernel.name, i, a) for i, a in enumerate(args)]
+        if kernel.local_mem_bytes > self.info.local_mem_bytes:
+            raise LaunchError(
+                f"kernel {kernel.name} needs {kernel.local_mem_bytes} bytes of local memory per "
+                f"work-group; {self.id} has {self.info.local_mem_bytes}"
+            )
+        if 0 in gsize:
+            return self._none("kernel", kernel.name)
+        grid = [g // l for g, l in zip(gsize, lsize)] + [1] * (3 - len(gsize))
+        block = list(lsize) + [1] * (3 - len(lsize))
+        pointers = np.array([v.ctypes.data for v in values], dtype=np.uintp)
+        from cupy_backends.cuda.api import driver
+
+        with self.active(kernel.name):
+            start = self._begin()
+            driver.launchKernel(kernel.function.ptr, *grid, *block, 0, 0,
+                                pointers.ctypes.data if values else 0, 0)
+            return self._end("kernel", kernel.name, start)
+
+    def finish(self) -> None:
+        with self.active():
+            _cp().cuda.Stream.null.synchronize()
+
+
+def cuda_source(source: Source, defines: Defines | None = None) -> Source:
+    """What NVRTC compiles for ``source``: the mapping header, the defines, then the source."""
+    return source.prefixed([(HEADER, read_kernel_file(HEADER)), ("<defines>", define_lines(defines))])
+
+
+class CUDABackend(Backend):
+    name = "cuda"
+
+    def available(self) -> tuple[bool, str]:
+        cp = _cp()
+        if cp is None:
+            return False, f"CuPy cannot be imported ({_import_error}); install cupy-cuda12x or cupy-cuda13x"
+        try:
+            count = cp.cuda.runtime.getDeviceCount()
+        except Exception as exc:
+            return False, f"no usable CUDA driver: {exc}"
+        if count == 0:
+            return False, "no CUDA device"
+        return True, ""
+
+    def discover(self) -> Sequence[CUDADevice]:
+        ok, _ = self.available()
+        if not ok:
+            return []
+        runtime = _cp().cuda.runtime
+        return [CUDADevice(_describe(i, runtime), i) for i in range(runtime.getDeviceCount())]
+
+
+# device arrays -----------------------------------------------------------------------------
+
+def is_device_array(obj: Any) -> bool:
+    """Whether ``obj`` is an array in CUDA device memory (CuPy, PyTorch on a GPU, Numba, ...)."""
+    if hasattr(obj, "__cuda_array_interface__"):
+        return True
+    probe = getattr(obj, "__dlpack_device__", None)
+    if probe is None:
+        return False
+    try:
+        kind, _ = probe()
+    except Exception:
+        return False
+    return int(kind) in (2, 13)  # kDLCUDA, kDLCUDAManaged
+
+
+def as_cupy(obj: Any) -> Any:
+    """``obj`` as a CuPy array sharing its memory (``__cuda_array_interface__`` or DLPack)."""
+    cp = _cp()
+    if cp is None:
+        raise ParskelError(f"a CUDA array needs CuPy, which cannot be imported ({_import_error})")
+    if isinstance(obj, cp.ndarray):
+        return obj
+    if hasattr(obj, "__cuda_array_interface__"):
+        return cp.asarray(obj)
+    return cp.from_dlpack(obj)
+
+
+# helpers ----------------------------------------------------------------------------------
+
+def _describe(index: int, runtime: Any) -> DeviceInfo:
+    props = runtime.getDeviceProperties(index)
+    name = props["name"]
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    version = runtime.runtimeGetVersion()
+    driver = runtime.driverGetVersion()
+    threads = int(props["maxThreadsPerBlock"])
+    clock = props.get("clockRate") or 0
+    return DeviceInfo(
+        id=f"cuda:{index}",
+        backend="cuda",
+        name=name.strip(),
+        vendor="NVIDIA Corporation",
+        type="gpu",
+        platform="CUDA",
+        platform_version=f"CUDA runtime {version // 1000}.{version % 1000 // 10}",
+        version=f"compute capability {props['major']}.{props['minor']}",
+        driver_version=f"{driver // 1000}.{driver % 1000 // 10}",
+        compute_units=int(props["multiProcessorCount"]),
+        clock_mhz=int(clock) // 1000,
+        global_mem_bytes=int(props["totalGlobalMem"]),
+        max_alloc_bytes=int(props["totalGlobalMem"]),
+        local_mem_bytes=int(props["sharedMemPerBlock"]),
+        max_work_group_size=threads,
+        max_work_item_sizes=tuple(int(s) for s in props["maxThreadsDim"]),
+        preferred_vector_widths={t: 1 for t in ("char", "short", "int", "long", "float", "double", "half")},
+        fp64=True,
+        extensions=(),
+    )
+
+
+def _pointer(buffer: Buffer) -> int:
+    return int(buffer.handle.ptr)
+
+
+def _readable(source: Any) -> tuple[Any, int]:
+    """A C-contiguous host or device array and the address of its first byte."""
+    if isinstance(source, np.ndarray):
+        source = np.ascontiguousarray(source)
+        return source, source.ctypes.data
+    if is_device_array(source):
+        array = _cp().ascontiguousarray(as_cupy(source))
+        return array, int(array.data.ptr)
+    raise TypeError(f"expected a NumPy or CUDA array, got {type(source).__name__}")
+
+
+def _writable(out: Any) -> int:
+    if isinstance(out, np.ndarray):
+        if not (out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError("download needs a writable C-contiguous output array")
+        return out.ctypes.data
+    if is_device_array(out):
+        array = as_cupy(out)
+        if not array.flags.c_contiguous:
+            raise ValueError("download needs a C-contiguous output array")
+        return int(array.data.ptr)
+    raise TypeError(f"expected a NumPy or CUDA array, got {type(out).__name__}")
+
+
+def _shape2d(shape: tuple[int, ...]) -> tuple[int, int]:
+    if len(shape) != 2:
+        raise ValueError(f"expected a 2D array, got shape {shape}")
+    return shape[0], shape[1]
+
+
+def _check_buffer(device: CUDADevice, buffer: Buffer, offset: int, nbytes: int) -> None:
+    if buffer.device is not device:
+        raise ParskelError(f"a buffer of {buffer.device.id} cannot be used on {device.id}")
+    if offset < 0 or nbytes < 0 or offset + nbytes > buffer.nbytes:
+        raise ValueError(f"bytes {offset}..{offset + nbytes} are outside a buffer of {buffer.nbytes} bytes")
+
+
+def _default_local(gsize: tuple[int, ...], most: int) -> tuple[int, ...]:
+    """Work-group sizes dividing the global sizes, for a launch that leaves them to the device."""
+    local = []
+    for g in gsize:
+        size = math.gcd(g, most)
+        local.append(size)
+        most = max(most // size, 1)
+    return tuple(local)
+
+
+def _argument(device: CUDADevice, kernel: str, index: int, arg: Any) -> np.ndarray:
+    """The bytes of one kernel argument, in a host array that outlives the launch call."""
+    if isinstance(arg, Buffer):
+        if arg.device is not device:
+            raise LaunchError(f"kernel {kernel}, argument {index}: a buffer of {arg.device.id} "
+                              f"cannot be passed to a kernel on {device.id}")
+        return np.array([_pointer(arg)], dtype=np.uint64)
+    if isinstance(arg, Local):
+        raise LaunchError(
+            f"kernel {kernel}, argument {index}: CUDA kernels take no __local pointer arguments; "
+            "declare the local array inside the kernel with a size fixed at build time"
+        )
+    if isinstance(arg, np.generic):
+        return np.array(arg).reshape(1)
+    raise TypeError(
+        f"kernel {kernel}, argument {index}: pass a Buffer or a NumPy scalar such as "
+        f"np.int32(...), not {type(arg).__name__} (the scalar's type fixes the C type)"
+    )
+
+
+def _build_log(exc: Any) -> str:
+    try:
+        log = exc.get_message()
+    except Exception:
+        log = str(exc)
+    return str(log).strip()
+
+
+__all__ = ["CUDABackend", "CUDADevice", "as_cupy", "is_device_array"]
