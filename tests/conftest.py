@@ -1,7 +1,9 @@
 """Shared fixtures: every test that takes ``device`` runs once per available device.
 
 ``PARSKEL_TEST_DEVICES`` narrows the set (comma-separated ids or name fragments, e.g.
-``nvidia,pocl``); by default every device of every backend is used.
+``cuda:0,pocl``); by default every device of every backend is used, and each backend that
+cannot be used here (CUDA without a GPU or without CuPy) adds one skipped case per test that
+says why.
 """
 
 from __future__ import annotations
@@ -13,22 +15,25 @@ import pytest
 import parskel as ps
 
 
-def _test_devices() -> list[ps.Device]:
+def _test_devices() -> list:
     wanted = os.environ.get("PARSKEL_TEST_DEVICES", "").strip()
     if not wanted:
-        return ps.devices()
+        params = [pytest.param(d, id=d.id) for d in ps.devices()]
+        for name, why in ps.runtime.unavailable():
+            params.append(pytest.param(None, id=name, marks=pytest.mark.skip(reason=f"{name} unavailable: {why}")))
+        return params
     chosen: list[ps.Device] = []
     for spec in wanted.split(","):
         dev = ps.runtime.find(spec)
         if dev not in chosen:
             chosen.append(dev)
-    return chosen
+    return [pytest.param(d, id=d.id) for d in chosen]
 
 
 DEVICES = _test_devices()
 
 
-@pytest.fixture(params=DEVICES, ids=lambda d: d.id)
+@pytest.fixture(params=DEVICES)
 def device(request: pytest.FixtureRequest) -> ps.Device:
     return request.param
 

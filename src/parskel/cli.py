@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from . import __version__
 from .errors import ParskelError
-from .runtime import Device, DeviceInfo, devices, find
+from .runtime import Device, DeviceInfo, devices, find, unavailable
 from .runtime.selection import default_device, device as select_device
 
 EPILOG = """examples:
@@ -65,6 +65,8 @@ def cmd_devices(args: argparse.Namespace) -> int:
         return 0
     if not found:
         print("no devices found")
+        for name, why in unavailable():
+            print(f"{name}: not available ({why})")
         return 1
     rows = [["", "id", "type", "name", "platform", "CUs", "memory", "max WG"]]
     for d in found:
@@ -72,6 +74,8 @@ def cmd_devices(args: argparse.Namespace) -> int:
         rows.append(["*" if d.id == default else "", i.id, i.type, i.name, i.platform,
                      str(i.compute_units), _size(i.global_mem_bytes), str(i.max_work_group_size)])
     print(_table(rows))
+    for name, why in unavailable():
+        print(f"\n{name}: not available ({why})")
     print("\n* the default device (override with --device, PARSKEL_DEVICE or parskel.using)")
     return 0
 

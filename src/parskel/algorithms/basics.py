@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..runtime import Device, c_type, device as select_device, round_to_multiple
+from .operands import prepare
 
 WORK_GROUP = 256
 
@@ -26,23 +27,21 @@ def _same_vectors(*arrays: np.ndarray) -> None:
 
 def vector_add(a: np.ndarray, b: np.ndarray, *, device: Device | str | None = None) -> np.ndarray:
     """``a + b`` on a device, one work-item per element (seed 000, chapter 2)."""
-    a, b = np.asarray(a), np.asarray(b)
+    dev, (a, b), returned = prepare(device, a, b)
     _same_vectors(a, b)
-    dev = select_device(device)
     kernel = dev.program("basics/vector_add.cl", {"T": c_type(a.dtype, dev)}).kernel("vector_add")
     n = a.size
     buf_a, buf_b, buf_c = dev.to_device(a), dev.to_device(b), dev.alloc(a.nbytes)
     dev.launch(kernel, round_to_multiple(n, WORK_GROUP), WORK_GROUP, buf_a, buf_b, buf_c, np.uint32(n))
     out = np.empty_like(a)
     dev.download(buf_c, out)
-    return out
+    return returned(out)
 
 
 def saxpy(alpha: float, x: np.ndarray, y: np.ndarray, *, device: Device | str | None = None) -> np.ndarray:
     """``alpha * x + y`` as a new array (seed 003); ``y`` is not modified."""
-    x, y = np.asarray(x), np.asarray(y)
+    dev, (x, y), returned = prepare(device, x, y)
     _same_vectors(x, y)
-    dev = select_device(device)
     kernel = dev.program("basics/saxpy.cl", {"T": c_type(x.dtype, dev)}).kernel("saxpy")
     n = x.size
     buf_x, buf_y = dev.to_device(x), dev.to_device(y)
@@ -50,7 +49,7 @@ def saxpy(alpha: float, x: np.ndarray, y: np.ndarray, *, device: Device | str | 
                buf_x, buf_y, x.dtype.type(alpha), np.uint32(n))
     out = np.empty_like(y)
     dev.download(buf_y, out)
-    return out
+    return returned(out)
 
 
 def work_item_mapping(

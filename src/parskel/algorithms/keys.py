@@ -18,6 +18,8 @@ equal ones too, in a stable sort) and is trimmed away on the download.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import DTypeError, ShapeError
@@ -62,10 +64,12 @@ def upload_keys(device: Device, keys: np.ndarray, padded: int) -> Buffer:
     return buffer
 
 
-def download_keys(device: Device, buffer: Buffer, n: int, dtype: np.dtype) -> np.ndarray:
-    """The first ``n`` keys of ``buffer``, decoded to ``dtype`` (the buffer is decoded in place)."""
-    _transform(device, "decode_keys", buffer, n, dtype)
-    out = np.empty(n, dtype=dtype)
+def download_keys(device: Device, buffer: Buffer, keys: Any) -> Any:
+    """The sorted ``keys``: the first ``keys.size`` of ``buffer`` decoded to their dtype (the
+    buffer is decoded in place), in a new array of the kind of ``keys`` (NumPy or CuPy)."""
+    n = keys.size
+    _transform(device, "decode_keys", buffer, n, keys.dtype)
+    out = np.empty_like(keys)
     device.download(buffer, out)
     return out
 

@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from ..errors import DTypeError, ShapeError, VariantError
-from ..runtime import Buffer, Device, c_type, device as select_device, round_to_multiple
+from ..runtime import Buffer, Device, c_type, round_to_multiple
 from . import registry
+from .operands import prepare
 from .registry import Param, Requirement, Variant, register
 
 FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -56,7 +57,7 @@ def _trivial(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """The product when there is nothing to compute (an empty side, or an empty shared one)."""
     (m, k), n = a.shape, b.shape[1]
     if m == 0 or n == 0 or k == 0:
-        return np.zeros((m, n), dtype=a.dtype)
+        return np.zeros((m, n), dtype=a.dtype, like=a)
     return None
 
 
@@ -79,8 +80,10 @@ def _padded_product(
 
 
 def _trimmed(device: Device, buf_c: Buffer, padded: tuple[int, int], shape: tuple[int, int],
-             dtype: np.dtype) -> np.ndarray:
-    out = np.empty(shape, dtype=dtype)
+             like: np.ndarray) -> np.ndarray:
+    """The top-left ``shape`` of the padded result, in a new array of the kind of ``like``."""
+    dtype = like.dtype
+    out = np.empty(shape, dtype=dtype, like=like)
     device.download_trimmed(buf_c, padded, out)
     return out
 
@@ -99,7 +102,7 @@ def run_naive(device: Device, a: np.ndarray, b: np.ndarray, *, GROUP: int = 16) 
     buf_c = device.alloc(m * n * a.dtype.itemsize)
     device.launch(kernel, (round_to_multiple(n, GROUP), round_to_multiple(m, GROUP)), (GROUP, GROUP),
                   buf_a, buf_b, buf_c, np.uint32(m), np.uint32(k), np.uint32(n))
-    out = np.empty((m, n), dtype=a.dtype)
+    out = np.empty((m, n), dtype=a.dtype, like=a)
     device.download(buf_c, out)
     return out
 
@@ -114,7 +117,7 @@ def run_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16) -
     kernel = device.program("matmul/tiles.cl", {"T": ctype, "TILE": TILE}).kernel("matmul_tiles")
     (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (TILE, TILE, TILE))
     device.launch(kernel, (np_, mp), (TILE, TILE), buf_a, buf_b, buf_c, np.uint32(kp), np.uint32(np_))
-    return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a.dtype)
+    return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a)
 
 
 def run_blocks(device: Device, a: np.ndarray, b: np.ndarray, *, WIDTH: int = 4,
@@ -131,7 +134,7 @@ def run_blocks(device: Device, a: np.ndarray, b: np.ndarray, *, WIDTH: int = 4,
     rows, cols = mp // WIDTH, np_ // WIDTH
     device.launch(kernel, (round_to_multiple(cols, GROUP), round_to_multiple(rows, GROUP)), (GROUP, GROUP),
                   buf_a, buf_b, buf_c, np.uint32(rows), np.uint32(kp // WIDTH), np.uint32(cols))
-    return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a.dtype)
+    return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a)
 
 
 def run_blocks_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16,
@@ -148,7 +151,7 @@ def run_blocks_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int 
     (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (side, side, side))
     device.launch(kernel, (np_ // WIDTH, mp // WIDTH), (TILE, TILE),
                   buf_a, buf_b, buf_c, np.uint32(kp // WIDTH), np.uint32(np_ // WIDTH))
-    return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a.dtype)
+    return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a)
 
 
 # requirements -----------------------------------------------------------------------------
@@ -220,11 +223,11 @@ def matmul(a: np.ndarray, b: np.ndarray, *, variant: str | None = None,
     ``variant`` picks one of :func:`parskel.algorithms.variants("matmul")`; by default the
     fastest known for the device runs, and one that cannot run there gives way to the next.
     ``params`` are the variant's tunables (``TILE=8``, ``WIDTH=8``). The inputs are not modified.
+    CUDA device arrays (CuPy, PyTorch) stay on their GPU: see :mod:`parskel.algorithms.operands`.
 
     >>> c = parskel.matmul(a, b, variant="blocks", WIDTH=8)   # doctest: +SKIP
     """
-    a, b = np.asarray(a), np.asarray(b)
+    dev, (a, b), returned = prepare(device, a, b)
     check_operands(a, b)
-    dev = select_device(device)
     c_type(a.dtype, dev)
-    return registry.dispatch("matmul", dev, variant, params, lambda v, p: v.run(dev, a, b, **p))
+    return returned(registry.dispatch("matmul", dev, variant, params, lambda v, p: v.run(dev, a, b, **p)))

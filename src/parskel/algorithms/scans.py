@@ -26,9 +26,10 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from ..errors import DTypeError, ShapeError, VariantError
-from ..runtime import Buffer, Device, Program, c_type, device as select_device
+from ..runtime import Buffer, Device, Program, c_type
 from ..runtime import round_to_multiple, round_to_power_of_two
 from . import registry
+from .operands import prepare
 from .registry import Param, Requirement, Variant, register
 
 #: Element types a scan accepts, and the type its kernels add in (see the module's docstring).
@@ -74,6 +75,7 @@ def scan(
 ) -> np.ndarray:
     """All prefix sums of the 1D array ``x`` as a new array of its dtype.
 
+    ``x`` may be a CUDA device array (CuPy, PyTorch): see :mod:`parskel.algorithms.operands`.
     ``inclusive=False`` (the default) gives ``[0, x0, x0+x1, ...]``, ``inclusive=True`` gives
     ``[x0, x0+x1, ...]``. ``variant`` picks one of ``parskel.algorithms.variants("scan")``
     (``hillis_steele``, ``blelloch``, ``recursive_blocks``, ``vector_blocks``); by default the
@@ -83,12 +85,12 @@ def scan(
     >>> scan(np.array([3, 1, 4, 1, 5], dtype=np.int32))   # doctest: +SKIP
     array([ 0,  3,  4,  8,  9], dtype=int32)
     """
+    dev, (x,), returned = prepare(device, x)
     x = _checked(x)
-    dev = select_device(device)
     kernel_dtype(x.dtype, dev)
-    return registry.dispatch(
+    return returned(registry.dispatch(
         "scan", dev, variant, params, lambda v, p: v.run(dev, x, inclusive=inclusive, **p)
-    )
+    ))
 
 
 def scan_buffer(
@@ -127,8 +129,10 @@ def scan_buffer(
         _ENQUEUE[variant](device, src, dst, n, kt, inclusive, **values)
 
 
-def _checked(x: ArrayLike) -> np.ndarray:
-    x = np.asarray(x)
+def _checked(x: Any) -> Any:
+    """``x`` (a NumPy array, or a CuPy array for a CUDA device) checked for a scan."""
+    if not hasattr(x, "ndim"):
+        x = np.asarray(x)
     if x.ndim != 1:
         raise ShapeError(f"scan takes a 1D array, got shape {x.shape}")
     kernel_dtype(x.dtype)

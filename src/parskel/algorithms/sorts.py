@@ -16,8 +16,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import VariantError
-from ..runtime import Buffer, Device, device as select_device, round_to_multiple, round_to_power_of_two
+from ..runtime import Buffer, Device, round_to_multiple, round_to_power_of_two
 from . import registry
+from .operands import prepare
 from .keys import check_keys, check_values, download_keys, upload_keys
 from .registry import Param, Requirement, Variant, register
 from .scans import scan_buffer
@@ -39,6 +40,8 @@ def sort(
 ) -> Result:
     """Sort ``keys`` (1D uint32, int32 or float32) ascending on a device; a new array.
 
+    ``keys`` may be a CUDA device array (CuPy, PyTorch): it is sorted on its GPU and the result
+    is the same kind of array, without host copies (see :mod:`parskel.algorithms.operands`).
     With ``values`` (1D, same length, any 4-byte dtype) returns ``(sorted_keys, values)``
     with the values permuted like their keys, stably (as ``np.argsort(kind="stable")``).
     ``variant`` picks one of ``parskel.algorithms.variants("sort")``; by default the fastest
@@ -51,13 +54,11 @@ def sort(
     >>> parskel.sort(np.array([3, 1, 2], dtype=np.uint32))     # doctest: +SKIP
     array([1, 2, 3], dtype=uint32)
     """
-    keys = np.asarray(keys)
+    dev, (keys, values), returned = prepare(device, keys, values)
     check_keys(keys)
     if values is not None:
-        values = np.asarray(values)
         check_values(values, keys.size)
-    dev = select_device(device)
-    return registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p))
+    return returned(registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p)))
 
 
 # shared ------------------------------------------------------------------------------------
@@ -99,7 +100,7 @@ def _bitonic(device: Device, keys: np.ndarray, values: np.ndarray | None, *, wor
             device.launch(step, items, local, buffer, np.uint32(inc), np.uint32(boxwidth))
             inc //= 2
         boxwidth *= 2
-    return download_keys(device, buffer, n, keys.dtype)
+    return download_keys(device, buffer, keys)
 
 
 def _bitonic_fused(
@@ -126,7 +127,7 @@ def _bitonic_fused(
                           buffer, np.uint32(inc), np.uint32(boxwidth))
             inc >>= lvl
         boxwidth *= 2
-    return download_keys(device, buffer, n, keys.dtype)
+    return download_keys(device, buffer, keys)
 
 
 # radix -------------------------------------------------------------------------------------
@@ -160,10 +161,10 @@ def _radix(path: str, *, local: bool) -> Callable[..., Result]:
             device.launch(permute, items, work_group, src, dst, counts, bits, *moved)
             src, dst = dst, src
             moved.reverse()
-        out = download_keys(device, src, n, keys.dtype)
+        out = download_keys(device, src, keys)
         if values is None:
             return out
-        out_values = np.empty(n, dtype=values.dtype)
+        out_values = np.empty_like(values)
         device.download(moved[0], out_values)
         return out, out_values
 

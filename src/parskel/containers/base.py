@@ -3,6 +3,11 @@
 Each side is either valid or stale. A skeleton asks for the device buffer (uploaded if the
 device copy is stale) and marks its outputs as written on the device; reading on the host
 downloads once and keeps the host copy until the device is written again.
+
+On a CUDA device a container also takes and gives device arrays without host copies: built
+from a CuPy array or a PyTorch tensor (anything with ``__cuda_array_interface__`` or DLPack)
+it starts valid on the device only, and it exports its device buffer through both protocols,
+so ``cupy.asarray(v)`` and ``torch.from_dlpack(v)`` share its memory.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from numpy.typing import DTypeLike
 
 from ..errors import DTypeError, ShapeError
 from ..runtime import Buffer, Device, device as select_device
+from ..runtime.cuda import as_cupy, is_device_array
 from .structs import element_c_type
 
 
@@ -30,7 +36,15 @@ class Container:
                  copy: bool = True) -> None:
         """``copy=False`` borrows ``data`` (a C-contiguous NumPy array of the right dtype)
         instead of copying it: parskel never writes into a borrowed array, and the caller must
-        not either while the container uses it (or must call :meth:`mark_host_modified`)."""
+        not either while the container uses it (or must call :meth:`mark_host_modified`).
+
+        ``data`` may be a CUDA device array; the container then lives on that GPU's CUDA device
+        (unless ``device`` names another) and copies it on the device, or with ``copy=False``
+        shares its memory: what parskel writes into the container, the array shows.
+        """
+        if data is not None and not isinstance(data, (np.ndarray, Container)) and is_device_array(data):
+            self._adopt(data, dtype, device, copy)
+            return
         dev = select_device(device)
         if data is None:
             if shape is None or dtype is None:
@@ -48,6 +62,30 @@ class Container:
         self._host = host
         self._host_valid = True
         self._borrowed = not copy
+
+    def _adopt(self, array: Any, dtype: DTypeLike | None, device: Device | str | None, copy: bool) -> None:
+        """Take a CUDA device array: its memory (``copy=False``) or a device-side copy."""
+        source = as_cupy(array)
+        dev = select_device(device if device is not None else f"cuda:{source.device.id}")
+        if dev.backend != "cuda":  # an OpenCL device can only be fed from the host
+            if not copy:
+                raise ShapeError(f"copy=False shares a CUDA array's memory; {dev.id} is not a CUDA device")
+            Container.__init__(self, source.get(), dtype=dtype, device=dev)
+            return
+        if dtype is not None and np.dtype(dtype) != source.dtype:
+            if not copy:
+                raise DTypeError(f"copy=False cannot convert {source.dtype} to {np.dtype(dtype)}")
+            source = source.astype(dtype)
+        if not copy and not source.flags.c_contiguous:
+            raise ShapeError("copy=False shares only a C-contiguous array; pass copy=True")
+        self._setup(self._checked_shape(source.shape), source.dtype, dev)
+        buffer, _ = dev.wrap(source)
+        if copy:
+            own = dev.alloc(buffer.nbytes)
+            dev.copy(own, buffer)
+            buffer = own
+        self._buffer = buffer
+        self._device_valid = True
 
     def _checked_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         shape = tuple(int(s) for s in shape)
@@ -167,6 +205,34 @@ class Container:
     def _written_on_device(self) -> None:
         self._device_valid = True
         self._host_valid = False
+
+    # device arrays --------------------------------------------------------------------------
+    def _cuda_view(self) -> Any:
+        """A CuPy array over the device buffer (no copy); only on a CUDA device."""
+        if self._device.backend != "cuda":
+            raise AttributeError(f"this {type(self).__name__} lives on {self._device.id}, not in CUDA "
+                                 "memory; read it with numpy()")
+        return self._device.view(self.to_device(), self._shape, self._dtype)  # type: ignore[attr-defined]
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """The device buffer for CuPy, PyTorch, Numba (CUDA devices only; no copy).
+
+        A consumer that writes into it must call :meth:`mark_device_modified` afterwards.
+        """
+        return self._cuda_view().__cuda_array_interface__
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        """The device buffer as a DLPack capsule (CUDA devices only; no copy)."""
+        if self._device.backend != "cuda":
+            raise BufferError(f"this {type(self).__name__} lives on {self._device.id}; DLPack export "
+                              "needs a CUDA device (read it with numpy())")
+        return self._cuda_view().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        if self._device.backend != "cuda":
+            return (1, 0)  # kDLCPU: the host copy is what can be read
+        return self._cuda_view().__dlpack_device__()
 
     # host view ------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Any:

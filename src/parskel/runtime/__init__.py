@@ -1,13 +1,13 @@
 """Devices, buffers, programs, launches and timing behind one interface per backend.
 
-Only the backend modules (``parskel.runtime.opencl``) import a GPU library; everything above
+Only the backend modules (``parskel.runtime.opencl``, ``parskel.runtime.cuda``) import a GPU library; everything above
 this package uses :class:`Device` and the handles it creates.
 """
 
 from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program
 from .cltypes import c_type
 from .geometry import round_to_multiple, round_to_power_of_two
-from .selection import ENV_VAR, backends, default_device, device, devices, find, using
+from .selection import ENV_VAR, backends, default_device, device, devices, find, unavailable, using
 from .sources import Source
 from .timing import Event, Recorder, Timing
 
@@ -32,5 +32,6 @@ __all__ = [
     "find",
     "round_to_multiple",
     "round_to_power_of_two",
+    "unavailable",
     "using",
 ]

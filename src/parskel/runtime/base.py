@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DeviceMemoryError
+from ..errors import BackendUnavailableError, DeviceMemoryError
 from .geometry import Size
 from .sources import Defines, Source
 from .timing import Event, Recorder
@@ -177,6 +177,18 @@ class Device(ABC):
     @abstractmethod
     def download_trimmed(self, buffer: Buffer, padded_shape: tuple[int, int], out: np.ndarray) -> Event:
         """Copy the top-left ``out.shape`` block of a 2D padded buffer into ``out`` (blocking)."""
+
+    # device arrays ------------------------------------------------------------------------
+    def wrap(self, array: Any) -> tuple[Buffer, Any]:
+        """A buffer over a device array's memory (no copy), and the array as the backend sees it.
+
+        Only the CUDA backend has device arrays (CuPy, PyTorch); others raise.
+        """
+        raise BackendUnavailableError(f"{self.id} cannot take a device array; use a cuda device")
+
+    def view(self, buffer: Buffer, shape: tuple[int, ...], dtype: Any) -> Any:
+        """A device array (CuPy) over ``buffer``, sharing its memory. CUDA backend only."""
+        raise BackendUnavailableError(f"{self.id} has no device arrays; read buffers with download()")
 
     # programs -----------------------------------------------------------------------------
     @abstractmethod

@@ -5,7 +5,8 @@ of the source and NVRTC compiles it as C++ with unannotated functions made devic
 Built programs are kept per process here and on disk in CuPy's kernel cache
 (``CUPY_CACHE_DIR``, ``~/.cupy/kernel_cache`` by default).
 
-Buffers are CuPy memory (its pool). All commands go to the legacy default stream, so they are
+Buffers are CuPy memory (its pool). A copy between a buffer and a device array is timed as a
+device-side copy ("other" in a :class:`Timing`), not as an upload or download. All commands go to the legacy default stream, so they are
 ordered with what CuPy and PyTorch enqueue on theirs by default. Every copy is a
 ``cudaMemcpyDefault``: either side may be host memory or a device array (anything with
 ``__cuda_array_interface__``), so device arrays move without passing through the host.
@@ -14,6 +15,7 @@ ordered with what CuPy and PyTorch enqueue on theirs by default. Every copy is a
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import re
 from collections.abc import Iterator, Sequence
@@ -30,6 +32,7 @@ from .timing import Event, EventKind
 HEADER = "common/cuda.h"
 _OPTIONS = ("-default-device", "-std=c++17")
 _KERNEL_NAME = re.compile(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)\s*\(", re.S)
+_BARE_QUALIFIER = re.compile(r"(?<![\w#])(global|local|constant|private|kernel)\b(?!\s*\()")
 _MEMCPY_DEFAULT = 4  # cudaMemcpyDefault: the direction follows from the pointers (UVA)
 _LAUNCH_ERRORS = ("INVALID_VALUE", "LAUNCH_OUT_OF_RESOURCES", "INVALID_CONFIGURATION")
 _MEMORY_ERRORS = ("MEMORY_ALLOCATION", "OUT_OF_MEMORY", "OutOfMemory")
@@ -169,14 +172,16 @@ class CUDADevice(Device):
         _check_buffer(self, buffer, offset, source.nbytes)
         if source.nbytes == 0:
             return self._none("upload", "upload")
-        return self._memcpy("upload", _pointer(buffer) + offset, pointer, source.nbytes, source, wait)
+        kind: EventKind = "upload" if isinstance(source, np.ndarray) else "copy"  # from a device array
+        return self._memcpy(kind, _pointer(buffer) + offset, pointer, source.nbytes, source, wait)
 
     def download(self, buffer: Buffer, out: Any, *, offset: int = 0, wait: bool = True) -> Event:
         pointer = _writable(out)
         _check_buffer(self, buffer, offset, out.nbytes)
         if out.nbytes == 0:
             return self._none("download", "download")
-        return self._memcpy("download", pointer, _pointer(buffer) + offset, out.nbytes, out, wait)
+        kind: EventKind = "download" if isinstance(out, np.ndarray) else "copy"  # into a device array
+        return self._memcpy(kind, pointer, _pointer(buffer) + offset, out.nbytes, out, wait)
 
     def copy(self, dst: Buffer, src: Buffer, nbytes: int | None = None, *,
              src_offset: int = 0, dst_offset: int = 0) -> Event:
@@ -223,11 +228,12 @@ class CUDADevice(Device):
         buffer = self.alloc(prow * pcol * item)
         self.fill(buffer, fill if fill is not None else source.dtype.type(0))
         if rows and cols:
-            with self.active("upload"):
+            kind: EventKind = "upload" if isinstance(source, np.ndarray) else "copy"
+            with self.active(kind):
                 start = self._begin()
                 _cp().cuda.runtime.memcpy2DAsync(_pointer(buffer), pcol * item, pointer, cols * item,
                                                  cols * item, rows, _MEMCPY_DEFAULT, 0)
-                self._end("upload", f"upload {source.nbytes} B into {padded_shape}", start, source)
+                self._end(kind, f"{kind} {source.nbytes} B into {padded_shape}", start, source)
         return buffer
 
     def download_trimmed(self, buffer: Buffer, padded_shape: tuple[int, int], out: Any) -> Event:
@@ -239,11 +245,12 @@ class CUDADevice(Device):
             raise ValueError(f"cannot read {out.shape} out of a {padded_shape} buffer of {buffer.nbytes} B")
         if not (rows and cols):
             return self._none("download", "download")
-        with self.active("download"):
+        kind: EventKind = "download" if isinstance(out, np.ndarray) else "copy"
+        with self.active(kind):
             start = self._begin()
             _cp().cuda.runtime.memcpy2DAsync(pointer, cols * item, _pointer(buffer), pcol * item,
                                              cols * item, rows, _MEMCPY_DEFAULT, 0)
-            event = self._end("download", f"download {out.nbytes} B from {padded_shape}", start, out)
+            event = self._end(kind, f"{kind} {out.nbytes} B from {padded_shape}", start, out)
             event.wait()
         return event
 
@@ -318,8 +325,14 @@ class CUDADevice(Device):
 
 
 def cuda_source(source: Source, defines: Defines | None = None) -> Source:
-    """What NVRTC compiles for ``source``: the mapping header, the defines, then the source."""
-    return source.prefixed([(HEADER, read_kernel_file(HEADER)), ("<defines>", define_lines(defines))])
+    """What NVRTC compiles for ``source``: the mapping header, the defines, then the source.
+
+    OpenCL's bare qualifiers (``global``, ``local``, ...) are keywords there, so they are
+    spelled with their ``__`` prefix, which the header maps; lines stay where they were.
+    """
+    text = _BARE_QUALIFIER.sub(r"__\1", source.text)
+    respelled = dataclasses.replace(source, text=text)
+    return respelled.prefixed([(HEADER, read_kernel_file(HEADER)), ("<defines>", define_lines(defines))])
 
 
 class CUDABackend(Backend):

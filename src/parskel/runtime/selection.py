@@ -3,11 +3,12 @@
 A selection is one of:
 
 - a :class:`Device`;
-- an id, ``opencl:<platform>:<device>`` (or ``cuda:<n>`` once that backend exists);
-- a backend name (``opencl``), a device type (``gpu``, ``cpu``), or a case-insensitive fragment
-  of the device's name, vendor or platform (``pocl``, ``nvidia``), optionally after a backend
-  prefix (``opencl:nvidia``). Among several matches the best kind wins: GPU, then accelerator,
-  then CPU, in discovery order.
+- an id, ``opencl:<platform>:<device>`` or ``cuda:<n>``;
+- a backend name (``opencl``, ``cuda``), a device type (``gpu``, ``cpu``), or a case-insensitive
+  fragment of the device's name, vendor or platform (``pocl``, ``nvidia``), optionally after a
+  backend prefix (``opencl:nvidia``). Among several matches the best kind wins: GPU, then
+  accelerator, then CPU; among GPUs a CUDA device before the same GPU through OpenCL (the
+  CUDA backend also takes device arrays without copies); then discovery order.
 """
 
 from __future__ import annotations
@@ -23,15 +24,21 @@ from .base import Backend, Device
 ENV_VAR = "PARSKEL_DEVICE"
 
 _RANK = {"gpu": 0, "accelerator": 1, "cpu": 2}
+_BACKEND_RANK = {"cuda": 0}
+
+
+def _rank(dev: Device) -> tuple[int, int]:
+    return _RANK.get(dev.type, 3), _BACKEND_RANK.get(dev.backend, 1)
 _scoped: contextvars.ContextVar[Device | None] = contextvars.ContextVar("parskel_device", default=None)
 _found: list[Device] | None = None
 
 
 def backends() -> list[Backend]:
     """Every backend parskel knows, usable here or not."""
+    from .cuda import CUDABackend
     from .opencl import OpenCLBackend
 
-    return [OpenCLBackend()]
+    return [OpenCLBackend(), CUDABackend()]
 
 
 def devices(*, refresh: bool = False) -> list[Device]:
@@ -66,24 +73,30 @@ def find(spec: str) -> Device:
         pool = [d for d in pool if _matches(d, fragment)]
     if not pool:
         raise DeviceNotFoundError(text, [str(d) for d in everything] + _unavailable_notes())
-    return min(pool, key=lambda d: _RANK.get(d.type, 3))
+    return min(pool, key=_rank)
 
 
-def _unavailable_notes() -> list[str]:
-    notes = []
+def unavailable() -> list[tuple[str, str]]:
+    """The backends that cannot be used here, each with the reason."""
+    found = []
     for backend in backends():
         ok, why = backend.available()
         if not ok:
-            notes.append(f"({backend.name} unavailable: {why})")
-    return notes
+            found.append((backend.name, why))
+    return found
+
+
+def _unavailable_notes() -> list[str]:
+    return [f"({name} unavailable: {why})" for name, why in unavailable()]
 
 
 def default_device() -> Device:
-    """A GPU if there is one, else an accelerator, else a CPU (the embedded PoCL)."""
+    """A GPU if there is one (through CUDA where it can), else an accelerator, else a CPU
+    (the embedded PoCL)."""
     everything = devices()
     if not everything:
         raise DeviceNotFoundError("any device", _unavailable_notes())
-    return min(everything, key=lambda d: _RANK.get(d.type, 3))
+    return min(everything, key=_rank)
 
 
 def device(spec: str | Device | None = None) -> Device:

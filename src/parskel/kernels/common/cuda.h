@@ -17,16 +17,13 @@
 #define PS_CUDA 1
 
 /* address spaces and function qualifiers -------------------------------------------------- */
+/* only the __ spellings: CUDA's own qualifiers expand to __location__(global), (shared), ... so
+ * the bare words global, local, constant and private cannot be macros here */
 #define __kernel extern "C" __global__
-#define kernel extern "C" __global__
 #define __global
-#define global
 #define __local __shared__
-#define local __shared__
 #define __constant const
-#define constant const
 #define __private
-#define private
 #define reqd_work_group_size(x, y, z)
 #define PS_LOCAL_PARAM
 

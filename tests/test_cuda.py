@@ -1,0 +1,243 @@
+"""The CUDA backend: NVRTC builds of every kernel file, device arrays in and out without host
+copies, and device selection. The kernels and skeletons themselves are tested on every device,
+cuda:N included, by the other test files.
+
+Where CUDA is absent the tests that need a GPU are skipped with the reason; the NVRTC build
+test only needs the NVRTC library (``pip install cupy-cuda12x nvidia-cuda-nvrtc-cu12``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import parskel as ps
+from parskel.errors import LaunchError, ShapeError
+from parskel.runtime.cuda import cuda_source, is_device_array, _OPTIONS
+from parskel.runtime.sources import Source
+
+CUDA = [d for d in ps.devices() if d.backend == "cuda"]
+WHY_NOT = dict(ps.runtime.unavailable()).get("cuda", "no CUDA device")
+needs_cuda = pytest.mark.skipif(not CUDA, reason=f"cuda unavailable: {WHY_NOT}")
+
+
+def _nvrtc():
+    try:
+        import cupy_backends.cuda.libs.nvrtc as nvrtc
+
+        nvrtc.getVersion()
+    except Exception as exc:  # no CuPy, or no libnvrtc
+        return None, f"NVRTC unavailable: {type(exc).__name__}: {exc}"
+    return nvrtc, ""
+
+
+NVRTC, NVRTC_WHY = _nvrtc()
+
+# every kernel file with the defines its callers build it with
+KERNELS: list[tuple[str, dict]] = []
+for _t in ("float", "double"):
+    KERNELS += [("matmul/naive.cl", {"T": _t}), ("matmul/tiles.cl", {"T": _t, "TILE": 16})]
+    for _w in (2, 4, 8, 16):
+        KERNELS += [("matmul/blocks.cl", {"T": _t, "WIDTH": _w}),
+                    ("matmul/blocks_tiles.cl", {"T": _t, "WIDTH": _w, "TILE": 8})]
+for _t in ("int", "uint", "long", "ulong", "float", "double"):
+    for _f in ("add_sums", "blelloch", "convert", "hillis_steele", "recursive_blocks", "vector_blocks"):
+        KERNELS.append((f"scan/{_f}.cl", {"T": _t, "WG": 256}))
+KERNELS += [("sort/keys.cl", {"KEY_KIND": k}) for k in (0, 1, 2)]
+KERNELS += [("sort/bitonic.cl", {}), ("sort/bitonic_fused.cl", {})]
+for _f in ("radix", "radix_local", "radix_local_vec"):
+    KERNELS += [(f"sort/{_f}.cl", {"KEYS_PER_ITEM": 32, "WITH_VALUES": v, "WG": 256}) for v in (0, 1)]
+KERNELS += [("basics/mappings.cl", {}), ("basics/saxpy.cl", {"T": "float"}),
+            ("basics/vector_add.cl", {"T": "double"})]
+
+
+@pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
+@pytest.mark.parametrize("path, defines", KERNELS, ids=[f"{p}-{'-'.join(map(str, d.values()))}" for p, d in KERNELS])
+def test_kernel_builds_with_nvrtc(path: str, defines: dict) -> None:
+    """Each .cl file compiles through common/cuda.h without a warning (no GPU needed)."""
+    source = cuda_source(Source.load(path), defines)
+    program = NVRTC.createProgram(source.text, "kernel.cu", [], [])
+    try:
+        NVRTC.compileProgram(program, [*_OPTIONS, "-arch=compute_90"])
+    except NVRTC.NVRTCError:
+        pytest.fail(str(source.build_error(NVRTC.getProgramLog(program))))
+    assert NVRTC.getProgramLog(program).strip() == ""
+    assert ".entry" in NVRTC.getPTX(program).decode()
+
+
+def test_build_errors_point_at_the_file_as_written_with_nvrtc_logs() -> None:
+    source = Source.compose([("user.cl", "int f(int x)\n{\n    return x +;\n}\n")])
+    log = 'user.cl(3): error: expected an expression\n      return x +;\n'
+    excerpt = source.excerpt_for(log)
+    assert "user.cl, line 3:" in excerpt and "return x +;" in excerpt
+
+
+def test_devices_lists_the_cuda_backend() -> None:
+    out = subprocess.run([sys.executable, "-m", "parskel", "devices"], capture_output=True, text=True,
+                         check=True).stdout
+    assert "cuda:0" in out if CUDA else f"cuda: not available ({WHY_NOT})" in out
+
+
+# device arrays ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def cuda() -> ps.Device:
+    if not CUDA:
+        pytest.skip(f"cuda unavailable: {WHY_NOT}")
+    return CUDA[0]
+
+
+@pytest.fixture
+def no_host_copies(monkeypatch: pytest.MonkeyPatch):
+    """PyTorch's paths to the host fail while the test runs (CuPy refuses implicit ones itself)."""
+    try:
+        import torch
+    except ImportError:
+        return
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a device array was copied to the host")
+
+    monkeypatch.setattr(torch.Tensor, "cpu", refuse)
+    monkeypatch.setattr(torch.Tensor, "numpy", refuse)
+
+
+def _device_only(device: ps.Device, work):
+    """Run ``work()`` and check that it moved nothing between host and device."""
+    with device.record() as rec:
+        result = work()
+    moved = [e.label for e in rec.events if e.kind in ("upload", "download")]
+    assert moved == [], f"host transfers: {moved}"
+    assert rec.timing.launches > 0
+    return result
+
+
+def _torch():
+    return pytest.importorskip("torch", reason="PyTorch is not installed")
+
+
+def test_cupy_array_sorts_on_its_gpu_without_host_copies(cuda, rng) -> None:
+    import cupy
+
+    keys = rng.standard_normal(100_003).astype(np.float32)
+    x = cupy.asarray(keys)
+    result = _device_only(cuda, lambda: ps.sort(x))
+    assert isinstance(result, cupy.ndarray) and result.device.id == cuda.index
+    np.testing.assert_array_equal(result.get(), np.sort(keys))
+    np.testing.assert_array_equal(x.get(), keys)  # the input is untouched
+
+
+def test_torch_tensor_sorts_and_scans_into_tensors(cuda, rng, no_host_copies) -> None:
+    torch = _torch()
+    keys = rng.integers(-2**31, 2**31, 50_001, dtype=np.int64).astype(np.int32)
+    tensor = torch.tensor(keys, device="cuda")
+    result = _device_only(cuda, lambda: ps.sort(tensor))
+    assert isinstance(result, torch.Tensor) and result.is_cuda
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    scanned = _device_only(cuda, lambda: ps.scan(x, inclusive=True))
+    assert isinstance(scanned, torch.Tensor) and scanned.is_cuda
+    got = [_cupy().from_dlpack(result).get(), _cupy().from_dlpack(scanned).get()]
+    np.testing.assert_array_equal(got[0], np.sort(keys))
+    np.testing.assert_allclose(got[1], np.cumsum(np.arange(1000, dtype=np.float32)), rtol=1e-6)
+
+
+def _cupy():
+    import cupy
+
+    return cupy
+
+
+def test_sort_with_values_and_matmul_take_cupy_arrays(cuda, rng) -> None:
+    cupy = _cupy()
+    keys = rng.integers(0, 50, 10_000, dtype=np.uint32)
+    values = np.arange(10_000, dtype=np.uint32)
+    kd, vd = cupy.asarray(keys), cupy.asarray(values)
+    k, v = _device_only(cuda, lambda: ps.sort(kd, vd, variant="radix_local"))
+    order = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(k.get(), keys[order])
+    np.testing.assert_array_equal(v.get(), values[order])
+    a = rng.standard_normal((70, 33)).astype(np.float32)
+    b = rng.standard_normal((33, 45)).astype(np.float32)
+    ad, bd = cupy.asarray(a), cupy.asarray(b)
+    c = _device_only(cuda, lambda: ps.matmul(ad, bd))
+    assert isinstance(c, cupy.ndarray) and c.shape == (70, 45)
+    np.testing.assert_allclose(c.get(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_vector_shares_a_cupy_array_and_exports_its_result(cuda) -> None:
+    cupy = _cupy()
+    x = cupy.arange(10_000, dtype=cupy.float32)
+    v = ps.Vector(x, copy=False)
+    assert v.device is cuda and v.shape == (10_000,)
+    twice = ps.Map("float twice(float a) { return 2 * a; }")
+    doubled = _device_only(cuda, lambda: twice(v))
+    out = cupy.asarray(doubled)  # through __cuda_array_interface__, no copy
+    assert out.data.ptr == cupy.asarray(doubled).data.ptr
+    np.testing.assert_array_equal(out.get(), 2 * np.arange(10_000, dtype=np.float32))
+    # copy=False shares memory: writing the container through out= writes the array
+    ps.Map("float inc(float a) { return a + 1; }")(v, out=v)
+    np.testing.assert_array_equal(x[:3].get(), [1.0, 2.0, 3.0])
+
+
+def test_vector_copies_a_cupy_array_on_the_device_by_default(cuda) -> None:
+    import cupy
+
+    x = cupy.arange(5, dtype=cupy.int32)
+    v = ps.Vector(x)
+    x[:] = 0
+    np.testing.assert_array_equal(v.numpy(), np.arange(5, dtype=np.int32))
+
+
+def test_torch_tensor_goes_through_a_map_and_back(cuda, no_host_copies) -> None:
+    torch = _torch()
+    t = torch.linspace(0, 1, 4097, device="cuda")
+    v = ps.Vector(t, copy=False)
+    square = ps.Map("float sq(float a) { return a * a; }")
+    squared = _device_only(cuda, lambda: square(v))
+    back = torch.from_dlpack(squared)
+    assert back.is_cuda and back.shape == (4097,)
+    assert back.data_ptr() == torch.from_dlpack(squared).data_ptr()
+    assert torch.allclose(back, t * t)
+
+
+def test_matrix_exports_through_dlpack_and_sees_device_writes(cuda) -> None:
+    import cupy
+
+    m = ps.Matrix(np.arange(12, dtype=np.float64).reshape(3, 4), device=cuda)
+    view = cupy.from_dlpack(m)
+    assert view.shape == (3, 4)
+    view *= 2
+    m.mark_device_modified()
+    np.testing.assert_array_equal(m.numpy(), 2 * np.arange(12).reshape(3, 4))
+
+
+def test_cuda_kernels_take_no_local_pointer_arguments(cuda) -> None:
+    kernel = cuda.program("basics/mappings.cl").kernel("one_to_one")
+    with pytest.raises(LaunchError, match="local array inside the kernel"):
+        cuda.launch(kernel, 32, 32, ps.runtime.Local(64))
+
+
+def test_copy_false_refuses_to_share_with_an_opencl_device(cuda) -> None:
+    import cupy
+
+    others = [d for d in ps.devices() if d.backend == "opencl"]
+    if not others:
+        pytest.skip("no OpenCL device here to refuse")
+    with pytest.raises(ShapeError, match="not a CUDA device"):
+        ps.Vector(cupy.zeros(4, dtype=cupy.float32), copy=False, device=others[0])
+    v = ps.Vector(cupy.arange(4, dtype=cupy.float32), device=others[0])  # copied through the host
+    np.testing.assert_array_equal(v.numpy(), np.arange(4, dtype=np.float32))
+
+
+def test_parskel_device_environment_selects_cuda(cuda, monkeypatch) -> None:
+    monkeypatch.setenv("PARSKEL_DEVICE", cuda.id)
+    assert ps.device() is cuda
+    assert ps.default_device().backend == "cuda"
+
+
+def test_host_arrays_are_not_device_arrays() -> None:
+    assert not is_device_array(np.zeros(3))
+    assert not is_device_array([1, 2, 3])
