@@ -235,7 +235,7 @@ def test_copy_false_refuses_to_share_with_an_opencl_device(cuda) -> None:
 def test_parskel_device_environment_selects_cuda(cuda, monkeypatch) -> None:
     monkeypatch.setenv("PARSKEL_DEVICE", cuda.id)
     assert ps.device() is cuda
-    assert ps.default_device().backend == "cuda"
+    assert ps.runtime.default_device().backend == "cuda"
 
 
 def test_host_arrays_are_not_device_arrays() -> None:

@@ -137,8 +137,10 @@ class Device(ABC):
         return self._alloc(nbytes)
 
     def to_device(self, host: np.ndarray) -> Buffer:
-        """A new buffer holding a copy of ``host`` (upload enqueued, not awaited)."""
-        host = np.ascontiguousarray(host)
+        """A new buffer holding a copy of ``host`` (upload enqueued, not awaited); on a CUDA
+        device ``host`` may also be a device array (copied on the device)."""
+        if isinstance(host, np.ndarray):
+            host = np.ascontiguousarray(host)
         buffer = self.alloc(host.nbytes)
         self.upload(buffer, host)
         return buffer

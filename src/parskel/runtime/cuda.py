@@ -80,13 +80,11 @@ class CUDAEvent(Event):
 
 
 class CUDAKernel(Kernel):
-    def __init__(self, function: Any, name: str) -> None:
-        from cupy_backends.cuda.api import driver
-
+    def __init__(self, raw: Any, name: str) -> None:
         self.name = name
-        self.function = function
-        self._max_wg = int(driver.funcGetAttribute(driver.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function.ptr))
-        self.local_mem_bytes = int(driver.funcGetAttribute(driver.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function.ptr))
+        self.pointer = int(raw.kernel.ptr)  # the CUfunction
+        self._max_wg = int(raw.max_threads_per_block)
+        self.local_mem_bytes = int(raw.shared_size_bytes)
 
     @property
     def max_work_group_size(self) -> int:
@@ -105,11 +103,12 @@ class CUDAProgram(Program):
         if found is None:
             try:
                 with self._device.active():
-                    function = self._module.get_function(name)
+                    raw = self._module.get_function(name)
+                    raw.kernel
             except Exception:
                 names = sorted(set(_KERNEL_NAME.findall(self.source.text)))
                 raise KeyError(f"{self.source.name} has no kernel {name!r}; it has {names}") from None
-            found = self._kernels[name] = CUDAKernel(function, name)
+            found = self._kernels[name] = CUDAKernel(raw, name)
         return found
 
 
@@ -315,7 +314,7 @@ class CUDADevice(Device):
 
         with self.active(kernel.name):
             start = self._begin()
-            driver.launchKernel(kernel.function.ptr, *grid, *block, 0, 0,
+            driver.launchKernel(kernel.pointer, *grid, *block, 0, 0,
                                 pointers.ctypes.data if values else 0, 0)
             return self._end("kernel", kernel.name, start)
 

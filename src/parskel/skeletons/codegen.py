@@ -38,6 +38,7 @@ _ALIASES = {"unsigned int": "uint", "unsigned": "uint", "unsigned char": "uchar"
             "signed int": "int", "signed short": "short", "signed long": "long"}
 _SCALARS = {element_c_type(dt): dt for dt in scalar_types()}
 _FUNCTION = re.compile(r"([A-Za-z_][\w\s\*]*?)\b([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{")
+_COMPOUND_LITERAL = re.compile(r"^\s*\(\s*[A-Za-z_]\w*\s*\)\s*(\{.*\})\s*$", re.S)
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -321,8 +322,15 @@ def as_buffer_value(value: Any, dtype: np.dtype, what: str) -> np.ndarray:
 
 
 def identity_glue(identity: Any) -> str:
-    """A neutral element given as C source becomes an expression the program evaluates once."""
-    return f"#define PS_IDENTITY_EXPR ({identity})\n" if isinstance(identity, str) else ""
+    """A neutral element given as C source becomes an initialiser the program evaluates once.
+
+    A C compound literal, ``(affine){1, 0}``, becomes its brace list: C++ (the CUDA backend)
+    has no compound literals, and both languages initialise a struct from the list.
+    """
+    if not isinstance(identity, str):
+        return ""
+    literal = _COMPOUND_LITERAL.match(identity)
+    return f"#define PS_IDENTITY_EXPR {literal[1] if literal else f'({identity})'}\n"
 
 
 def identity_buffer(identity: Any, dtype: np.dtype, device: Device, program: Program, what: str) -> Buffer:
