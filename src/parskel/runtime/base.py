@@ -255,6 +255,32 @@ class Backend(ABC):
         """Every device of this backend, in a stable order."""
 
 
+# checks shared by the backends, before anything is enqueued ------------------------------------
+
+def check_range(buffer: Buffer, offset: int, nbytes: int) -> None:
+    """Refuse bytes ``offset .. offset + nbytes`` that are not all inside ``buffer``."""
+    if offset < 0 or nbytes < 0 or offset + nbytes > buffer.nbytes:
+        raise ValueError(f"bytes {offset}..{offset + nbytes} are outside a buffer of {buffer.nbytes} bytes")
+
+
+def fill_extent(buffer: Buffer, value: Any, nbytes: int | None, offset: int) -> tuple[np.ndarray, int]:
+    """The one-element pattern of a fill and the bytes it covers (default: to the buffer's end),
+    checked to be whole values inside the buffer."""
+    pattern = np.asarray(value).reshape(1)
+    nbytes = buffer.nbytes - offset if nbytes is None else nbytes
+    check_range(buffer, offset, nbytes)
+    if nbytes % pattern.nbytes or offset % pattern.nbytes:
+        raise ValueError(f"fill of {nbytes} bytes at {offset} is not a whole number of {pattern.dtype} values")
+    return pattern, nbytes
+
+
+def shape2d(shape: tuple[int, ...]) -> tuple[int, int]:
+    """Rows and columns of a 2D shape; ``ValueError`` for any other."""
+    if len(shape) != 2:
+        raise ValueError(f"expected a 2D array, got shape {shape}")
+    return shape[0], shape[1]
+
+
 def _size(nbytes: int) -> str:
     value = float(nbytes)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):

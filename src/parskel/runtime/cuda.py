@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
-from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program
+from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program, check_range, fill_extent, shape2d
 from .geometry import Size, check_launch
 from .sources import Defines, Source, define_lines, define_options, read_kernel_file
 from .timing import Event, EventKind
@@ -192,12 +192,9 @@ class CUDADevice(Device):
         return self._memcpy("copy", _pointer(dst) + dst_offset, _pointer(src) + src_offset, nbytes, None, False)
 
     def fill(self, buffer: Buffer, value: np.generic, nbytes: int | None = None, *, offset: int = 0) -> Event:
-        pattern = np.asarray(value).reshape(1)
+        _mine(self, buffer)
+        pattern, nbytes = fill_extent(buffer, value, nbytes, offset)
         size = pattern.dtype.itemsize
-        nbytes = buffer.nbytes - offset if nbytes is None else nbytes
-        _check_buffer(self, buffer, offset, nbytes)
-        if nbytes % size or offset % size:
-            raise ValueError(f"fill of {nbytes} bytes at {offset} is not a whole number of {pattern.dtype} values")
         if nbytes == 0:
             return self._none("fill", "fill")
         raw = pattern.view(np.uint8)
@@ -219,7 +216,7 @@ class CUDADevice(Device):
 
     def upload_padded(self, host: Any, padded_shape: tuple[int, int], fill: np.generic | None = None) -> Buffer:
         source, pointer = _readable(host)
-        rows, cols = _shape2d(source.shape)
+        rows, cols = shape2d(source.shape)
         prow, pcol = padded_shape
         if prow < rows or pcol < cols:
             raise ValueError(f"padded shape {padded_shape} is smaller than the array {source.shape}")
@@ -237,7 +234,7 @@ class CUDADevice(Device):
 
     def download_trimmed(self, buffer: Buffer, padded_shape: tuple[int, int], out: Any) -> Event:
         pointer = _writable(out)
-        rows, cols = _shape2d(out.shape)
+        rows, cols = shape2d(out.shape)
         prow, pcol = padded_shape
         item = out.dtype.itemsize
         if prow < rows or pcol < cols or buffer.nbytes < prow * pcol * item:
@@ -446,17 +443,14 @@ def _writable(out: Any) -> int:
     raise TypeError(f"expected a NumPy or CUDA array, got {type(out).__name__}")
 
 
-def _shape2d(shape: tuple[int, ...]) -> tuple[int, int]:
-    if len(shape) != 2:
-        raise ValueError(f"expected a 2D array, got shape {shape}")
-    return shape[0], shape[1]
+def _mine(device: CUDADevice, buffer: Buffer) -> None:
+    if buffer.device is not device:
+        raise ParskelError(f"a buffer of {buffer.device.id} cannot be used on {device.id}")
 
 
 def _check_buffer(device: CUDADevice, buffer: Buffer, offset: int, nbytes: int) -> None:
-    if buffer.device is not device:
-        raise ParskelError(f"a buffer of {buffer.device.id} cannot be used on {device.id}")
-    if offset < 0 or nbytes < 0 or offset + nbytes > buffer.nbytes:
-        raise ValueError(f"bytes {offset}..{offset + nbytes} are outside a buffer of {buffer.nbytes} bytes")
+    _mine(device, buffer)
+    check_range(buffer, offset, nbytes)
 
 
 def _default_local(gsize: tuple[int, ...], most: int) -> tuple[int, ...]:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
-from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program
+from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program, check_range, fill_extent, shape2d
 from .geometry import Size, check_launch
 from .sources import Defines, Source, define_options
 from .timing import Event, EventKind
@@ -118,7 +118,7 @@ class OpenCLDevice(Device):
 
     def upload(self, buffer: Buffer, host: np.ndarray, *, offset: int = 0, wait: bool = False) -> Event:
         host = _contiguous(host)
-        _check_range(buffer, offset, host.nbytes)
+        check_range(buffer, offset, host.nbytes)
         if host.nbytes == 0:
             return self._event("upload", "upload", None)
         with _translated(self):
@@ -128,7 +128,7 @@ class OpenCLDevice(Device):
     def download(self, buffer: Buffer, out: np.ndarray, *, offset: int = 0, wait: bool = True) -> Event:
         if not (out.flags.c_contiguous and out.flags.writeable):
             raise ValueError("download needs a writable C-contiguous output array")
-        _check_range(buffer, offset, out.nbytes)
+        check_range(buffer, offset, out.nbytes)
         if out.nbytes == 0:
             return self._event("download", "download", None)
         with _translated(self):
@@ -138,8 +138,8 @@ class OpenCLDevice(Device):
     def copy(self, dst: Buffer, src: Buffer, nbytes: int | None = None, *,
              src_offset: int = 0, dst_offset: int = 0) -> Event:
         nbytes = src.nbytes - src_offset if nbytes is None else nbytes
-        _check_range(src, src_offset, nbytes)
-        _check_range(dst, dst_offset, nbytes)
+        check_range(src, src_offset, nbytes)
+        check_range(dst, dst_offset, nbytes)
         if nbytes == 0:
             return self._event("copy", "copy", None)
         with _translated(self):
@@ -148,11 +148,7 @@ class OpenCLDevice(Device):
         return self._event("copy", f"copy {nbytes} B", ev)
 
     def fill(self, buffer: Buffer, value: np.generic, nbytes: int | None = None, *, offset: int = 0) -> Event:
-        pattern = np.asarray(value).reshape(1)
-        nbytes = buffer.nbytes - offset if nbytes is None else nbytes
-        _check_range(buffer, offset, nbytes)
-        if nbytes % pattern.nbytes or offset % pattern.nbytes:
-            raise ValueError(f"fill of {nbytes} bytes at {offset} is not a whole number of {pattern.dtype} values")
+        pattern, nbytes = fill_extent(buffer, value, nbytes, offset)
         if nbytes == 0:
             return self._event("fill", "fill", None)
         with _translated(self):
@@ -161,7 +157,7 @@ class OpenCLDevice(Device):
 
     def upload_padded(self, host: np.ndarray, padded_shape: tuple[int, int], fill: np.generic | None = None) -> Buffer:
         host = _contiguous(host)
-        rows, cols = _shape2d(host.shape)
+        rows, cols = shape2d(host.shape)
         prow, pcol = padded_shape
         if prow < rows or pcol < cols:
             raise ValueError(f"padded shape {padded_shape} is smaller than the array {host.shape}")
@@ -179,7 +175,7 @@ class OpenCLDevice(Device):
         return buffer
 
     def download_trimmed(self, buffer: Buffer, padded_shape: tuple[int, int], out: np.ndarray) -> Event:
-        rows, cols = _shape2d(out.shape)
+        rows, cols = shape2d(out.shape)
         prow, pcol = padded_shape
         item = out.dtype.itemsize
         if prow < rows or pcol < cols or buffer.nbytes < prow * pcol * item:
@@ -306,17 +302,6 @@ def _contiguous(host: np.ndarray) -> np.ndarray:
     if not isinstance(host, np.ndarray):
         raise TypeError(f"expected a NumPy array, got {type(host).__name__}")
     return np.ascontiguousarray(host)
-
-
-def _shape2d(shape: tuple[int, ...]) -> tuple[int, int]:
-    if len(shape) != 2:
-        raise ValueError(f"expected a 2D array, got shape {shape}")
-    return shape[0], shape[1]
-
-
-def _check_range(buffer: Buffer, offset: int, nbytes: int) -> None:
-    if offset < 0 or nbytes < 0 or offset + nbytes > buffer.nbytes:
-        raise ValueError(f"bytes {offset}..{offset + nbytes} are outside a buffer of {buffer.nbytes} bytes")
 
 
 def _argument(kernel: str, index: int, arg: Any) -> Any:
