@@ -121,3 +121,13 @@ def test_borrowing_refuses_what_it_would_have_to_convert(device):
         ps.Vector(np.arange(8, dtype=np.float32)[::2], copy=False, device=device)
     with pytest.raises(ps.errors.ShapeError):
         ps.Vector([1.0, 2.0], copy=False, device=device)
+
+
+def test_containers_off_cuda_export_no_device_memory(device):
+    if device.backend == "cuda":
+        pytest.skip("a CUDA container exports its buffer (tests/test_cuda.py)")
+    v = ps.Vector(np.arange(3, dtype=np.float32), device=device)
+    assert not hasattr(v, "__cuda_array_interface__")
+    assert v.__dlpack_device__() == (1, 0)
+    with pytest.raises(BufferError, match="needs a CUDA device"):
+        v.__dlpack__()

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import parskel as ps
-from parskel.errors import LaunchError, ShapeError
+from parskel.errors import DTypeError, LaunchError, ShapeError
 from parskel.runtime.cuda import cuda_source, is_device_array, _OPTIONS
 from parskel.runtime.sources import Source
 
@@ -66,6 +66,18 @@ def test_kernel_builds_with_nvrtc(path: str, defines: dict) -> None:
         pytest.fail(str(source.build_error(NVRTC.getProgramLog(program))))
     assert NVRTC.getProgramLog(program).strip() == ""
     assert ".entry" in NVRTC.getPTX(program).decode()
+
+
+@pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
+def test_bare_qualifiers_are_respelled_for_nvrtc() -> None:
+    text = "__kernel void k(global float *x, constant float *c) { local float s[4]; s[0] = c[0]; x[0] = s[0]; }\n"
+    source = cuda_source(Source.compose([("bare.cl", text)]))
+    program = NVRTC.createProgram(source.text, "kernel.cu", [], [])
+    try:
+        NVRTC.compileProgram(program, [*_OPTIONS, "-arch=compute_90"])
+    except NVRTC.NVRTCError:
+        pytest.fail(str(source.build_error(NVRTC.getProgramLog(program))))
+    assert ".entry k" in NVRTC.getPTX(program).decode()
 
 
 def test_build_errors_point_at_the_file_as_written_with_nvrtc_logs() -> None:
@@ -189,6 +201,15 @@ def test_vector_copies_a_cupy_array_on_the_device_by_default(cuda) -> None:
     v = ps.Vector(x)
     x[:] = 0
     np.testing.assert_array_equal(v.numpy(), np.arange(5, dtype=np.int32))
+
+
+def test_vector_converts_a_cupy_array_on_the_device_or_refuses_to_share(cuda) -> None:
+    cupy = _cupy()
+    x = cupy.arange(6, dtype=cupy.int32)
+    v = _device_only(cuda, lambda: ps.Map("float half(float a) { return a / 2; }")(ps.Vector(x, dtype=np.float32)))
+    np.testing.assert_array_equal(v.numpy(), np.arange(6, dtype=np.float32) / 2)
+    with pytest.raises(DTypeError, match="copy=False cannot convert"):
+        ps.Vector(x, dtype=np.float32, copy=False)
 
 
 def test_torch_tensor_goes_through_a_map_and_back(cuda, no_host_copies) -> None:

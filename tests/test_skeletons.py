@@ -151,6 +151,22 @@ def test_extra_containers_read_and_write(device):
     assert lookup(positions, values, 1).numpy().tolist() == [31, 11, 41, 21]
 
 
+def test_bare_opencl_qualifiers_in_user_functions(device):
+    # OpenCL C also spells the qualifiers without underscores; the CUDA backend respells them
+    lookup = ps.MapArray("int f(uint p, global const int *table) { return table[p]; }")
+    table = ps.Vector(np.array([5, 6, 7], dtype=np.int32), device=device)
+    positions = ps.Vector(np.array([2, 2, 0], dtype=np.uint32), device=device)
+    assert lookup(positions, table).numpy().tolist() == [7, 7, 5]
+
+
+def test_compound_literal_identity_becomes_a_brace_list():
+    from parskel.skeletons.codegen import identity_glue
+
+    assert identity_glue("(affine){1.0f, 0.0f}") == "#define PS_IDENTITY_EXPR {1.0f, 0.0f}\n"
+    assert identity_glue("-INFINITY") == "#define PS_IDENTITY_EXPR (-INFINITY)\n"
+    assert identity_glue(0) == ""
+
+
 def test_struct_scalar_extra_argument(device):
     apply = ps.Map("float f(float x, affine m) { return m.a * x + m.b; }")
     v = ps.Vector(np.arange(4, dtype=np.float32), device=device)
