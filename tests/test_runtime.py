@@ -253,3 +253,28 @@ def test_excerpt_follows_expanded_line_numbers_too():
     excerpt = source.excerpt_for(f"<kernel>:{expanded_line}:28: error: use of undeclared identifier 'y'")
     assert excerpt.startswith("user.cl, line 2:")
     assert "return y;" in excerpt
+
+
+def test_a_cpu_device_that_cannot_compile_is_reported_unusable(monkeypatch):
+    """PoCL 3.0's LLVM 14 cannot target CPUs it predates; such a device is set aside with advice."""
+    from parskel.runtime import opencl
+
+    cpus = [d for d in opencl.OpenCLBackend().discover() if d.type == "cpu"]
+    if not cpus:
+        pytest.skip("no usable OpenCL CPU device here")
+    monkeypatch.setattr(opencl, "_cannot_build", lambda handle: "error: unknown target CPU 'generic'")
+    backend = opencl.OpenCLBackend()
+    found = backend.discover()
+    assert all(d.type != "cpu" for d in found)
+    reasons = dict(backend.unusable())
+    named = {name.split(": ", 1)[0] for name in reasons}
+    assert named >= {d.id for d in cpus}
+    assert all("pocl-opencl-icd" in why for why in reasons.values())
+
+
+def test_a_working_cpu_device_builds_the_probe():
+    from parskel.runtime import opencl
+
+    for dev in opencl.OpenCLBackend().discover():
+        if dev.type == "cpu":
+            assert opencl._cannot_build(dev._cl) == ""

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from . import __version__
 from .errors import ParskelError
-from .runtime import Device, DeviceInfo, devices, find, unavailable
+from .runtime import Device, DeviceInfo, devices, find, unavailable, unusable
 from .runtime.selection import default_device, device as select_device
 
 EPILOG = """examples:
@@ -67,6 +67,8 @@ def cmd_devices(args: argparse.Namespace) -> int:
         print("no devices found")
         for name, why in unavailable():
             print(f"{name}: not available ({why})")
+        for name, why in unusable():
+            print(f"unusable {name}: {why}")
         return 1
     rows = [["", "id", "type", "name", "platform", "CUs", "memory", "max WG"]]
     for d in found:
@@ -76,6 +78,8 @@ def cmd_devices(args: argparse.Namespace) -> int:
     print(_table(rows))
     for name, why in unavailable():
         print(f"\n{name}: not available ({why})")
+    for name, why in unusable():
+        print(f"\nunusable {name}: {why}")
     print("\n* the default device (override with --device, PARSKEL_DEVICE or parskel.using)")
     return 0
 

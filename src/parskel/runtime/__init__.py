@@ -7,7 +7,7 @@ this package uses :class:`Device` and the handles it creates.
 from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program
 from .cltypes import c_type
 from .geometry import round_to_multiple, round_to_power_of_two
-from .selection import ENV_VAR, backends, default_device, device, devices, find, unavailable, using
+from .selection import ENV_VAR, backends, default_device, device, devices, find, unavailable, unusable, using
 from .sources import Source
 from .timing import Event, Recorder, Timing
 
@@ -33,5 +33,6 @@ __all__ = [
     "round_to_multiple",
     "round_to_power_of_two",
     "unavailable",
+    "unusable",
     "using",
 ]

@@ -252,7 +252,12 @@ class Backend(ABC):
 
     @abstractmethod
     def discover(self) -> Sequence[Device]:
-        """Every device of this backend, in a stable order."""
+        """Every usable device of this backend, in a stable order."""
+
+    def unusable(self) -> list[tuple[str, str]]:
+        """Devices found by :meth:`discover` that cannot run kernels, each with the reason
+        (after :meth:`discover`; empty by default)."""
+        return []
 
 
 # checks shared by the backends, before anything is enqueued ------------------------------------

@@ -235,8 +235,29 @@ class OpenCLDevice(Device):
             self.queue.finish()
 
 
+# A CPU device compiles for the host CPU; a driver whose compiler predates the CPU (PoCL 3.0's
+# LLVM 14 on AMD Zen 5: "unknown target CPU 'generic'") cannot build anything. Such a device is
+# found by building this once, and is reported as unusable instead of failing every call.
+_PROBE = "__kernel void ps_probe(__global int *x) { x[get_global_id(0)] = 1; }"
+
+
+def _cannot_build(handle: Any) -> str:
+    """Why the device cannot build a trivial kernel, or ``""`` when it can."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cl.CompilerWarning)
+            cl.Program(cl.Context([handle]), _PROBE).build()
+    except cl.Error as exc:
+        log = _build_log(str(exc))
+        return log.splitlines()[0] if log else str(exc)
+    return ""
+
+
 class OpenCLBackend(Backend):
     name = "opencl"
+
+    def __init__(self) -> None:
+        self._unusable: list[tuple[str, str]] = []
 
     def available(self) -> tuple[bool, str]:
         if cl is None:
@@ -258,8 +279,16 @@ class OpenCLBackend(Backend):
             except cl.Error:
                 continue
             for d_index, handle in enumerate(handles):
-                found.append(OpenCLDevice(_describe(f"opencl:{p_index}:{d_index}", platform, handle), handle))
+                info = _describe(f"opencl:{p_index}:{d_index}", platform, handle)
+                why = _cannot_build(handle) if info.type == "cpu" else ""
+                if why:
+                    self._unusable.append((f"{info.id}: {info.name} ({info.platform_version})", _advice(why)))
+                    continue
+                found.append(OpenCLDevice(info, handle))
         return found
+
+    def unusable(self) -> list[tuple[str, str]]:
+        return list(self._unusable)
 
 
 # helpers ----------------------------------------------------------------------------------
@@ -296,6 +325,13 @@ def _describe(device_id: str, platform: Any, dev: Any) -> DeviceInfo:
         fp64=bool(dev.double_fp_config) or "cl_khr_fp64" in extensions,
         extensions=extensions,
     )
+
+
+def _advice(why: str) -> str:
+    if "unknown target CPU" in why:
+        return (f"its compiler does not know this CPU ({why.strip()}); install a newer PoCL, "
+                "e.g. Debian/Ubuntu's pocl-opencl-icd")
+    return f"it cannot build a trivial kernel: {why.strip()}"
 
 
 def _contiguous(host: np.ndarray) -> np.ndarray:

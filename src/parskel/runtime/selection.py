@@ -31,22 +31,34 @@ def _rank(dev: Device) -> tuple[int, int]:
     return _RANK.get(dev.type, 3), _BACKEND_RANK.get(dev.backend, 1)
 _scoped: contextvars.ContextVar[Device | None] = contextvars.ContextVar("parskel_device", default=None)
 _found: list[Device] | None = None
+_backends: list[Backend] | None = None
 
 
 def backends() -> list[Backend]:
     """Every backend parskel knows, usable here or not."""
-    from .cuda import CUDABackend
-    from .opencl import OpenCLBackend
+    global _backends
+    if _backends is None:
+        from .cuda import CUDABackend
+        from .opencl import OpenCLBackend
 
-    return [OpenCLBackend(), CUDABackend()]
+        _backends = [OpenCLBackend(), CUDABackend()]
+    return list(_backends)
 
 
 def devices(*, refresh: bool = False) -> list[Device]:
-    """Every device of every available backend, discovered once per process."""
-    global _found
+    """Every usable device of every available backend, discovered once per process."""
+    global _found, _backends
     if _found is None or refresh:
+        if refresh:
+            _backends = None
         _found = [dev for backend in backends() for dev in backend.discover()]
     return list(_found)
+
+
+def unusable() -> list[tuple[str, str]]:
+    """Devices that were found but cannot run kernels here, each with the reason."""
+    devices()
+    return [entry for backend in backends() for entry in backend.unusable()]
 
 
 def _matches(dev: Device, fragment: str) -> bool:
@@ -87,7 +99,8 @@ def unavailable() -> list[tuple[str, str]]:
 
 
 def _unavailable_notes() -> list[str]:
-    return [f"({name} unavailable: {why})" for name, why in unavailable()]
+    return ([f"({name} unavailable: {why})" for name, why in unavailable()]
+            + [f"({name} unusable: {why})" for name, why in unusable()])
 
 
 def default_device() -> Device:
