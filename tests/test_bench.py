@@ -12,7 +12,8 @@ from parskel.bench import Store, default_settings
 from parskel.bench.cases import CASES, Subject
 from parskel.bench.harness import Result, measure, sweep
 from parskel.bench.peers import select
-from parskel.cli import _sizes, main
+from parskel.cli import main
+from parskel.cli.common import parse_sizes as _sizes
 from parskel.runtime import Timing, opencl_peers
 
 

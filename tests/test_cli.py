@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import parskel as ps
 from parskel.cli import main
 
@@ -48,3 +50,50 @@ def test_module_entry_point_and_version():
     assert out.stdout.strip() == f"parskel {ps.__version__}"
     helptext = subprocess.run([sys.executable, "-m", "parskel", "--help"], capture_output=True, text=True, check=True)
     assert "examples:" in helptext.stdout
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["bench", "--sizes", "garbage"], "not a size"),
+    (["bench", "--sizes=-5"], "at least 1"),
+    (["bench", "--sizes", "64..8"], "bad size range"),
+    (["bench", "--reps", "0"], "at least 1"),
+    (["bench", "--warmup", "0"], "at least 1"),
+    (["bench", "--budget", "soon"], "not a number"),
+    (["report", "--run", "x"], "not a whole number"),
+])
+def test_bad_arguments_are_usage_errors(argv, says, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+def test_a_misspelt_variant_is_refused_before_anything_runs(tmp_path, capsys):
+    assert main(["bench", "sort", "--variants", "radx", "--out", str(tmp_path), "--no-report"]) == 2
+    err = capsys.readouterr().err
+    assert "radx" in err and "radix" in err
+    assert not (tmp_path / "results.sqlite").exists()
+
+
+def test_an_unwritable_results_folder_is_a_clean_error(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["bench", "sort", "--out", str(blocker / "results"), "--sizes", "16"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write results" in err and "Traceback" not in err
+
+
+def test_a_closed_pipe_ends_quietly():
+    shell = f"{sys.executable} -m parskel info | head -1"
+    run = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True)
+    assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr
+    assert run.stdout.strip()
+
+
+def test_a_bogus_parskel_device_marks_no_default(monkeypatch, capsys):
+    monkeypatch.setenv("PARSKEL_DEVICE", "bogus-device-name")
+    assert main(["devices"]) == 0
+    out = capsys.readouterr().out
+    assert "no default" in out and "bogus-device-name" in out
+    assert not any(line.startswith("*  ") for line in out.splitlines())

@@ -110,3 +110,15 @@ def test_report_command(store, tmp_path, capsys):
 def test_report_command_without_results(tmp_path, capsys):
     assert main(["report", "--out", str(tmp_path / "nothing")]) == 2
     assert "parskel bench" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra", [[], ["--run", "1"], ["--run", "1", "--run", "2"]])
+def test_report_command_latest_and_chosen_runs(store, tmp_path, capsys, extra):
+    assert main(["report", "--out", str(tmp_path), *extra]) == 0
+    _check_page(tmp_path / "report" / "index.html")
+
+
+def test_report_of_an_unknown_run_is_a_clean_error(store, tmp_path, capsys):
+    assert main(["report", "--out", str(tmp_path), "--run", "99"]) == 2
+    err = capsys.readouterr().err
+    assert "99" in err and "Traceback" not in err

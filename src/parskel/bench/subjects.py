@@ -95,6 +95,18 @@ _SKELETONS: dict[str, tuple[str, Callable[[Any], Any], Callable[[Any, Any, np.nd
 }
 
 
+def variant_names(family: str) -> list[str]:
+    """The names ``--variants`` may give for ``family``: its registered variants, or its skeleton."""
+    from ..algorithms import registry
+
+    if family in _SKELETONS:
+        return [f"skeleton_{_SKELETONS[family][0].lower()}"]
+    try:
+        return [v.name for v in registry.variants(family)]
+    except VariantError:
+        return []
+
+
 def skeleton_subjects(family: str, device: Device, wanted: set[str] | None,
                       notes: list[str]) -> list[Subject]:
     """The skeleton timed by ``family`` on ``device``, or a note when parskel has none yet."""

@@ -1,0 +1,106 @@
+"""What the commands share: tables, byte sizes, size lists, comma-separated names, devices."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..runtime import Device, devices
+from ..runtime.selection import device as select_device
+
+
+class UsageError(Exception):
+    """A mistake on the command line that the user can fix; printed without a traceback."""
+
+
+def human_bytes(nbytes: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.1f} {unit}"
+    return f"{nbytes} B"
+
+
+def table(rows: list[list[str]]) -> str:
+    """Left-aligned columns with a rule under the first row."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """Parse ``64,128``, ``2^20``, ``64..512`` (doubling) or ``2^10..2^26:4`` (times 4).
+
+    >>> parse_sizes("2^4..2^8:4,3")
+    (3, 16, 64, 256)
+    """
+    sizes: list[int] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        bounds, _, step = part.partition(":")
+        low, dots, high = bounds.partition("..")
+        first = _number(low)
+        if not dots:
+            sizes.append(first)
+            continue
+        last, factor = _number(high), _number(step) if step else 2
+        if factor < 2 or first < 1 or last < first:
+            raise argparse.ArgumentTypeError(f"bad size range {part!r}: write LOW..HIGH[:FACTOR], "
+                                             "1 <= LOW <= HIGH, FACTOR >= 2")
+        while first <= last:
+            sizes.append(first)
+            first *= factor
+    if not sizes:
+        raise argparse.ArgumentTypeError(f"no sizes in {text!r}")
+    if min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"sizes must be at least 1, got {min(sizes)} in {text!r}")
+    return tuple(sorted(set(sizes)))
+
+
+def _number(text: str) -> int:
+    base, caret, power = text.strip().partition("^")
+    try:
+        return int(base) ** int(power) if caret else int(base)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text.strip()!r} (write 1000, 2^20 or 64..512)") from None
+
+
+def size_option(text: str) -> tuple[str | None, tuple[int, ...]]:
+    """``--sizes`` values: ``SIZES`` for every family or ``FAMILY=SIZES`` for one."""
+    family, eq, rest = text.partition("=")
+    return (family.strip(), parse_sizes(rest)) if eq else (None, parse_sizes(text))
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value:g}")
+    return value
+
+
+def names(values: list[str] | None) -> list[str]:
+    """Names from repeated and comma-separated options, in order."""
+    return [n.strip() for v in values or [] for n in v.split(",") if n.strip()]
+
+
+def chosen_devices(specs: list[str]) -> list[Device]:
+    """The devices that ``--device`` names (repeatable, comma lists, ``all``); the default if none."""
+    if specs == ["all"]:
+        return devices()
+    chosen: list[Device] = []
+    for spec in specs or [None]:
+        dev = select_device(spec)
+        if dev not in chosen:
+            chosen.append(dev)
+    return chosen
