@@ -16,7 +16,9 @@ compose = ps.Scan(
            r.b = g.a * f.b + g.b;
            return r;
        }""",
-    identity="(affine){1.0f, 0.0f}", inclusive=True)
+    identity="(affine){1.0f, 0.0f}",
+    inclusive=True,
+)
 
 n = 5000
 rng = np.random.default_rng(3)
@@ -32,6 +34,8 @@ x, want = np.float32(x0), np.empty(n, np.float32)
 for i in range(n):
     x = maps["a"][i] * x + maps["b"][i]
     want[i] = x
-print(f"recurrence of {n} steps from x0={x0}: x_n = {trajectory[-1]:.4f} (sequential: {want[-1]:.4f}); "
-      f"total map a={total['a']:.4f}, b={total['b']:.4f}")
+print(
+    f"recurrence of {n} steps from x0={x0}: x_n = {trajectory[-1]:.4f} (sequential: {want[-1]:.4f}); "
+    f"total map a={total['a']:.4f}, b={total['b']:.4f}"
+)
 assert np.allclose(trajectory, want, rtol=1e-3, atol=1e-3)

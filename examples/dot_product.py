@@ -15,8 +15,11 @@ mult = ps.Zip("float mult(float x, float y) { return x * y; }")
 add = ps.Reduce("float add(float x, float y) { return x + y; }", identity=0)
 dot = add(mult(a, b))  # the product stays on the device between the two skeletons
 
-fused = ps.MapReduce("float f(float x, ps_index i, __global const float *y) { return x * y[i]; }",
-                     "float add(float x, float y) { return x + y; }", identity=0)
+fused = ps.MapReduce(
+    "float f(float x, ps_index i, __global const float *y) { return x * y[i]; }",
+    "float add(float x, float y) { return x + y; }",
+    identity=0,
+)
 dot_fused = fused(a, b)
 
 want = np.dot(x.astype(np.float64), y.astype(np.float64))

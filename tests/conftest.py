@@ -23,8 +23,11 @@ def _test_devices() -> list:
             params.append(pytest.param(None, id=name, marks=pytest.mark.skip(reason=f"{name} unavailable: {why}")))
         for name, why in ps.runtime.unusable():
             ident = name.split(":", 2)
-            params.append(pytest.param(None, id=":".join(ident[:2]) + "-unusable",
-                                       marks=pytest.mark.skip(reason=f"{name} unusable: {why}")))
+            params.append(
+                pytest.param(
+                    None, id=":".join(ident[:2]) + "-unusable", marks=pytest.mark.skip(reason=f"{name} unusable: {why}")
+                )
+            )
         return params
     chosen: list[ps.Device] = []
     for spec in wanted.split(","):

@@ -44,6 +44,7 @@ def test_mismatched_inputs_are_refused(device):
 
 # seed 003's figures, W = 24 ------------------------------------------------------------------
 
+
 def test_one_to_one(device):
     np.testing.assert_array_equal(ps.work_item_mapping("one_to_one", 24, device=device), np.arange(24))
 

@@ -43,9 +43,11 @@ def test_sweep_times_and_checks_every_variant(device, family):
 
 def test_sweep_of_skeletons_records_every_case(device):
     notes: list[str] = []
-    settings = _tiny(["reduce", "skeletons"], {f: (1, 300) for f in
-                     ("reduce", "skeletons.map", "skeletons.mapreduce", "skeletons.scan")},
-                     peers=frozenset({"numpy"}))
+    settings = _tiny(
+        ["reduce", "skeletons"],
+        {f: (1, 300) for f in ("reduce", "skeletons.map", "skeletons.mapreduce", "skeletons.scan")},
+        peers=frozenset({"numpy"}),
+    )
     results = sweep([device], settings, notes)
     families = {r.family for r in results}
     assert families == {"reduce", "skeletons.map", "skeletons.mapreduce", "skeletons.scan"}
@@ -103,9 +105,25 @@ def test_budget_stops_slow_subjects_before_larger_sizes(monkeypatch):
 
 def test_store_round_trip(tmp_path, device):
     results = [
-        Result("scan", "blelloch", "variant", device.id, 1024, "ok", reps=3, e2e=0.5, e2e_min=0.4,
-               e2e_max=0.6, kernel=0.1, upload=0.2, download=0.2, compile=0.01, figure=1.5,
-               metric="GB/s", samples=[0.4, 0.5, 0.6]),
+        Result(
+            "scan",
+            "blelloch",
+            "variant",
+            device.id,
+            1024,
+            "ok",
+            reps=3,
+            e2e=0.5,
+            e2e_min=0.4,
+            e2e_max=0.6,
+            kernel=0.1,
+            upload=0.2,
+            download=0.2,
+            compile=0.01,
+            figure=1.5,
+            metric="GB/s",
+            samples=[0.4, 0.5, 0.6],
+        ),
         Result("scan", "naive", "variant", device.id, 1024, "wrong", metric="GB/s", message="off by one"),
     ]
     with Store(tmp_path / "r.sqlite") as store:
@@ -155,9 +173,28 @@ def test_pyopencl_peers_are_right(device, rng, size):
 
 
 def test_bench_command_stores_reports_and_prints_json(tmp_path, capsys, device):
-    code = main(["bench", "scan", "sort", "--device", device.id, "--sizes", "scan=1000", "--sizes", "64",
-                 "--variants", "blelloch,radix", "--peers", "numpy", "--reps", "1",
-                 "--out", str(tmp_path), "--json"])
+    code = main(
+        [
+            "bench",
+            "scan",
+            "sort",
+            "--device",
+            device.id,
+            "--sizes",
+            "scan=1000",
+            "--sizes",
+            "64",
+            "--variants",
+            "blelloch,radix",
+            "--peers",
+            "numpy",
+            "--reps",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ]
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     variants = {(r["family"], r["subject"], r["size"]) for r in data["results"] if r["kind"] == "variant"}

@@ -52,15 +52,18 @@ def test_module_entry_point_and_version():
     assert "examples:" in helptext.stdout
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["bench", "--sizes", "garbage"], "not a size"),
-    (["bench", "--sizes=-5"], "at least 1"),
-    (["bench", "--sizes", "64..8"], "bad size range"),
-    (["bench", "--reps", "0"], "at least 1"),
-    (["bench", "--warmup", "0"], "at least 1"),
-    (["bench", "--budget", "soon"], "not a number"),
-    (["report", "--run", "x"], "not a whole number"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["bench", "--sizes", "garbage"], "not a size"),
+        (["bench", "--sizes=-5"], "at least 1"),
+        (["bench", "--sizes", "64..8"], "bad size range"),
+        (["bench", "--reps", "0"], "at least 1"),
+        (["bench", "--warmup", "0"], "at least 1"),
+        (["bench", "--budget", "soon"], "not a number"),
+        (["report", "--run", "x"], "not a whole number"),
+    ],
+)
 def test_bad_arguments_are_usage_errors(argv, says, capsys):
     with pytest.raises(SystemExit) as stop:
         main(argv)

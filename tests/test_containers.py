@@ -55,8 +55,9 @@ def test_device_writes_make_the_host_stale(device):
     assert v.numpy().tolist() == [3] * 5
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
-                                   np.int64, np.uint64, np.float32, np.float64])
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64]
+)
 def test_every_scalar_type_round_trips(device, dtype):
     if dtype == np.float64 and not device.info.fp64:
         pytest.skip("no fp64 on this device")
@@ -80,7 +81,7 @@ def test_struct_layout_and_round_trip(device):
 
 
 def test_structs_are_refused_when_unregistered_or_misaligned(device):
-    with pytest.raises(DTypeError, match="ps.struct"):
+    with pytest.raises(DTypeError, match=r"ps\.struct"):
         ps.Vector(np.zeros(2, [("a", np.float32), ("b", np.int8)]), device=device)
     with pytest.raises(DTypeError, match="align=True"):
         ps.struct("packed", np.dtype([("a", np.int8), ("b", np.float32)]))

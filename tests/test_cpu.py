@@ -24,6 +24,7 @@ def test_table_holds_the_three_families():
 
 # matmul -----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", _names("matmul"))
 @pytest.mark.parametrize("shape", [(0, 0, 0), (1, 1, 1), (3, 0, 2), (17, 33, 5), (64, 64, 64)], ids=str)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -45,6 +46,7 @@ def test_matmul_errors(name):
 
 
 # scan -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", _names("scan"))
 @pytest.mark.parametrize("n", SIZES)
@@ -79,6 +81,7 @@ def test_scan_errors(name):
 
 
 # sort -------------------------------------------------------------------------------------
+
 
 def _keys(rng: np.random.Generator, n: int, dtype: type) -> np.ndarray:
     if dtype == np.float32:

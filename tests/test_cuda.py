@@ -16,7 +16,7 @@ import pytest
 
 import parskel as ps
 from parskel.errors import DTypeError, LaunchError, ShapeError
-from parskel.runtime.cuda import cuda_source, is_device_array, _OPTIONS
+from parskel.runtime.cuda import _OPTIONS, cuda_source, is_device_array
 from parskel.runtime.sources import Source
 
 CUDA = [d for d in ps.devices() if d.backend == "cuda"]
@@ -41,8 +41,10 @@ KERNELS: list[tuple[str, dict]] = []
 for _t in ("float", "double"):
     KERNELS += [("matmul/naive.cl", {"T": _t}), ("matmul/tiles.cl", {"T": _t, "TILE": 16})]
     for _w in (2, 4, 8, 16):
-        KERNELS += [("matmul/blocks.cl", {"T": _t, "WIDTH": _w}),
-                    ("matmul/blocks_tiles.cl", {"T": _t, "WIDTH": _w, "TILE": 8})]
+        KERNELS += [
+            ("matmul/blocks.cl", {"T": _t, "WIDTH": _w}),
+            ("matmul/blocks_tiles.cl", {"T": _t, "WIDTH": _w, "TILE": 8}),
+        ]
 for _t in ("int", "uint", "long", "ulong", "float", "double"):
     for _f in ("add_sums", "blelloch", "convert", "hillis_steele", "recursive_blocks", "vector_blocks"):
         KERNELS.append((f"scan/{_f}.cl", {"T": _t, "WG": 256}))
@@ -50,8 +52,7 @@ KERNELS += [("sort/keys.cl", {"KEY_KIND": k}) for k in (0, 1, 2)]
 KERNELS += [("sort/bitonic.cl", {}), ("sort/bitonic_fused.cl", {})]
 for _f in ("radix", "radix_local", "radix_local_vec"):
     KERNELS += [(f"sort/{_f}.cl", {"KEYS_PER_ITEM": 32, "WITH_VALUES": v, "WG": 256}) for v in (0, 1)]
-KERNELS += [("basics/mappings.cl", {}), ("basics/saxpy.cl", {"T": "float"}),
-            ("basics/vector_add.cl", {"T": "double"})]
+KERNELS += [("basics/mappings.cl", {}), ("basics/saxpy.cl", {"T": "float"}), ("basics/vector_add.cl", {"T": "double"})]
 
 
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
@@ -82,18 +83,20 @@ def test_bare_qualifiers_are_respelled_for_nvrtc() -> None:
 
 def test_build_errors_point_at_the_file_as_written_with_nvrtc_logs() -> None:
     source = Source.compose([("user.cl", "int f(int x)\n{\n    return x +;\n}\n")])
-    log = 'user.cl(3): error: expected an expression\n      return x +;\n'
+    log = "user.cl(3): error: expected an expression\n      return x +;\n"
     excerpt = source.excerpt_for(log)
     assert "user.cl, line 3:" in excerpt and "return x +;" in excerpt
 
 
 def test_devices_lists_the_cuda_backend() -> None:
-    out = subprocess.run([sys.executable, "-m", "parskel", "devices"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "parskel", "devices"], capture_output=True, text=True, check=True
+    ).stdout
     assert "cuda:0" in out if CUDA else f"cuda: not available ({WHY_NOT})" in out
 
 
 # device arrays ---------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def cuda() -> ps.Device:
@@ -144,7 +147,7 @@ def test_cupy_array_sorts_on_its_gpu_without_host_copies(cuda, rng) -> None:
 
 def test_torch_tensor_sorts_and_scans_into_tensors(cuda, rng, no_host_copies) -> None:
     torch = _torch()
-    keys = rng.integers(-2**31, 2**31, 50_001, dtype=np.int64).astype(np.int32)
+    keys = rng.integers(-(2**31), 2**31, 50_001, dtype=np.int64).astype(np.int32)
     tensor = torch.tensor(keys, device="cuda")
     result = _device_only(cuda, lambda: ps.sort(tensor))
     assert isinstance(result, torch.Tensor) and result.is_cuda

@@ -27,8 +27,9 @@ def _assert_product(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
     assert np.all(np.abs(c - wide_a @ wide_b) <= bound + np.finfo(a.dtype).tiny)
 
 
-def _run(device: ps.Device, rng: np.random.Generator, variant: str, shape: tuple[int, int, int],
-         dtype: type, **params: int) -> None:
+def _run(
+    device: ps.Device, rng: np.random.Generator, variant: str, shape: tuple[int, int, int], dtype: type, **params: int
+) -> None:
     a, b = _operands(rng, *shape, dtype)
     a_before, b_before = a.copy(), b.copy()
     c = ps.matmul(a, b, variant=variant, device=device, **params)

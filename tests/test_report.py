@@ -22,20 +22,56 @@ def _results(dev_id: str, scale: float) -> list[Result]:
     for size in (1024, 4096, 16384):
         t = size * 1e-8 * scale
         for name, kind, where, seconds in (
-            ("blelloch", "variant", dev_id, t), ("vector_blocks", "variant", dev_id, t / 2),
-            ("loop", "baseline", "host", t * 3), ("numpy", "peer", "host", t),
+            ("blelloch", "variant", dev_id, t),
+            ("vector_blocks", "variant", dev_id, t / 2),
+            ("loop", "baseline", "host", t * 3),
+            ("numpy", "peer", "host", t),
         ):
             timed = kind == "variant"
-            out.append(Result("scan", name, kind, where, size, "ok", reps=3, e2e=seconds,
-                              e2e_min=seconds * 0.9, e2e_max=seconds * 1.1,
-                              kernel=seconds / 4 if timed else None, upload=seconds / 4 if timed else None,
-                              download=seconds / 4 if timed else None, other=0.0 if timed else None,
-                              compile=0.1, figure=8 * size / seconds / 1e9, metric="GB/s"))
-    out.append(Result("scan", "hillis_steele", "variant", dev_id, 1024, "wrong", metric="GB/s",
-                      message="3 wrong elements"))
-    out.append(Result("matmul", "naive", "variant", dev_id, 64, "ok", reps=3, e2e=1e-3, e2e_min=1e-3,
-                      e2e_max=1e-3, kernel=5e-4, upload=1e-4, download=1e-4, other=0.0, figure=0.5,
-                      metric="GFLOP/s"))
+            out.append(
+                Result(
+                    "scan",
+                    name,
+                    kind,
+                    where,
+                    size,
+                    "ok",
+                    reps=3,
+                    e2e=seconds,
+                    e2e_min=seconds * 0.9,
+                    e2e_max=seconds * 1.1,
+                    kernel=seconds / 4 if timed else None,
+                    upload=seconds / 4 if timed else None,
+                    download=seconds / 4 if timed else None,
+                    other=0.0 if timed else None,
+                    compile=0.1,
+                    figure=8 * size / seconds / 1e9,
+                    metric="GB/s",
+                )
+            )
+    out.append(
+        Result("scan", "hillis_steele", "variant", dev_id, 1024, "wrong", metric="GB/s", message="3 wrong elements")
+    )
+    out.append(
+        Result(
+            "matmul",
+            "naive",
+            "variant",
+            dev_id,
+            64,
+            "ok",
+            reps=3,
+            e2e=1e-3,
+            e2e_min=1e-3,
+            e2e_max=1e-3,
+            kernel=5e-4,
+            upload=1e-4,
+            download=1e-4,
+            other=0.0,
+            figure=0.5,
+            metric="GFLOP/s",
+        )
+    )
     return out
 
 
@@ -44,8 +80,7 @@ def store(tmp_path):
     dev = ps.devices()[0]
     with Store(tmp_path / "results.sqlite") as s:
         for scale in (1.0, 0.5):
-            run = s.begin("parskel bench scan", {"reps": 3, "warmup": 1, "sizes": {"scan": [1024, 4096, 16384]}},
-                          [dev])
+            run = s.begin("parskel bench scan", {"reps": 3, "warmup": 1, "sizes": {"scan": [1024, 4096, 16384]}}, [dev])
             s.add(run, _results(dev.id, scale))
             s.finish(run, ["CuPy peers skipped: CuPy is not installed"])
         yield s
@@ -70,8 +105,14 @@ def test_report_of_the_latest_run(store, tmp_path):
     text, images = _check_page(page)
     assert "Run 2" in text and "Run 1" not in text
     dev = ps.devices()[0]
-    for fact in (dev.info.driver_version, dev.name, "numpy", "1024, 4096, 16384", "CuPy is not installed",
-                 "3 wrong elements"):
+    for fact in (
+        dev.info.driver_version,
+        dev.name,
+        "numpy",
+        "1024, 4096, 16384",
+        "CuPy is not installed",
+        "3 wrong elements",
+    ):
         assert fact in text
     assert any(name.endswith("-time.png") for name in images)
     assert any(name.endswith("-split.png") for name in images)

@@ -15,8 +15,7 @@ import parskel as ps
 from parskel.errors import BuildError, DTypeError, ShapeError, UserFunctionError
 
 FEW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-SIZES = st.one_of(st.sampled_from([0, 1, 2, 3, 7, 31, 255, 256, 257, 1021, 1024, 1031, 4099]),
-                  st.integers(0, 20000))
+SIZES = st.one_of(st.sampled_from([0, 1, 2, 3, 7, 31, 255, 256, 257, 1021, 1024, 1031, 4099]), st.integers(0, 20000))
 INT_TYPES = {np.int32: "int", np.uint32: "uint", np.int64: "long", np.int16: "short"}
 
 AFFINE = ps.struct("affine", [("a", np.float32), ("b", np.float32)])
@@ -24,14 +23,20 @@ COMPOSE = "affine compose(affine f, affine g) { affine r; r.a = g.a * f.a; r.b =
 
 SQUARE = ps.Map("float f(float x) { return x * x; }")
 INDEXED = ps.Map("float f(float x, ps_index i, float s) { return s * x + (float)i; }")
-ZIPS = {t: ps.Zip(f"double g(float x, {c} y, ps_index i) {{ return (double)x * y + i; }}") for t, c in INT_TYPES.items()}
+ZIPS = {
+    t: ps.Zip(f"double g(float x, {c} y, ps_index i) {{ return (double)x * y + i; }}") for t, c in INT_TYPES.items()
+}
 ADDS = {t: ps.Reduce(f"{c} add({c} a, {c} b) {{ return a + b; }}", identity=0) for t, c in INT_TYPES.items()}
-SCANS = {(t, inc): ps.Scan(f"{c} add({c} a, {c} b) {{ return a + b; }}", identity=0, inclusive=inc)
-         for t, c in INT_TYPES.items() for inc in (False, True)}
+SCANS = {
+    (t, inc): ps.Scan(f"{c} add({c} a, {c} b) {{ return a + b; }}", identity=0, inclusive=inc)
+    for t, c in INT_TYPES.items()
+    for inc in (False, True)
+}
 COMPOSE_SCAN = ps.Scan(COMPOSE, identity="(affine){1.0f, 0.0f}", inclusive=True)
 COMPOSE_REDUCE = ps.Reduce(COMPOSE, identity=np.array((1.0, 0.0), AFFINE)[()])
-SUM_SQUARES = ps.MapReduce("long f(int x, ps_index i) { return (long)x * x + i; }",
-                           "long add(long a, long b) { return a + b; }", identity=0)
+SUM_SQUARES = ps.MapReduce(
+    "long f(int x, ps_index i) { return (long)x * x + i; }", "long add(long a, long b) { return a + b; }", identity=0
+)
 
 
 @FEW

@@ -12,14 +12,23 @@ from parskel.errors import ShapeError, UserFunctionError
 
 FEW = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 MODES = {"neutral": "constant", "clamp": "edge", "wrap": "wrap", "mirror": "reflect"}
-WEIGHTED = ("float f(const float *x, ps_index i, float s) {"
-            " float t = 0; for (int k = -2; k <= 2; ++k) t += x[k] * (k + 3); return t * s + i; }")
+WEIGHTED = (
+    "float f(const float *x, ps_index i, float s) {"
+    " float t = 0; for (int k = -2; k <= 2; ++k) t += x[k] * (k + 3); return t * s + i; }"
+)
 OVERLAP_1D = {m: ps.MapOverlap(WEIGHTED, radius=2, boundary=m, neutral=0.5) for m in MODES}
-OVERLAP_2D = {m: ps.MapOverlap("float f(const float *x) { return ps_get(x, -1, 0) + 2 * ps_get(x, 0, 1)"
-                               " + 3 * ps_get(x, 1, -1) + ps_get(x, 0, 0); }", radius=1, boundary=m)
-              for m in MODES}
-MATMUL = ps.AllPairs("float mul(float a, float b) { return a * b; }",
-                     "float add(float x, float y) { return x + y; }", identity=0)
+OVERLAP_2D = {
+    m: ps.MapOverlap(
+        "float f(const float *x) { return ps_get(x, -1, 0) + 2 * ps_get(x, 0, 1)"
+        " + 3 * ps_get(x, 1, -1) + ps_get(x, 0, 0); }",
+        radius=1,
+        boundary=m,
+    )
+    for m in MODES
+}
+MATMUL = ps.AllPairs(
+    "float mul(float a, float b) { return a * b; }", "float add(float x, float y) { return x + y; }", identity=0
+)
 
 
 def _pad(x: np.ndarray, d: int, mode: str) -> np.ndarray:
@@ -44,7 +53,7 @@ def _pad(x: np.ndarray, d: int, mode: str) -> np.ndarray:
 def test_map_overlap_1d(device, n, mode):
     x = np.random.default_rng(n).random(n).astype(np.float32)
     p = _pad(x, 2, mode)
-    want = sum(p[2 + k:2 + k + n] * (k + 3) for k in range(-2, 3)) * 2 + np.arange(n)
+    want = sum(p[2 + k : 2 + k + n] * (k + 3) for k in range(-2, 3)) * 2 + np.arange(n)
     got = OVERLAP_1D[mode](ps.Vector(x, device=device), 2.0).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-5)
 
@@ -54,7 +63,7 @@ def test_map_overlap_1d(device, n, mode):
 def test_map_overlap_2d(device, rows, cols, mode):
     x = np.random.default_rng(rows * 41 + cols).random((rows, cols)).astype(np.float32)
     p = _pad(x, 1, mode)
-    want = p[0:rows, 1:cols + 1] + 2 * p[1:rows + 1, 2:cols + 2] + 3 * p[2:rows + 2, 0:cols] + x
+    want = p[0:rows, 1 : cols + 1] + 2 * p[1 : rows + 1, 2 : cols + 2] + 3 * p[2 : rows + 2, 0:cols] + x
     np.testing.assert_allclose(OVERLAP_2D[mode](ps.Matrix(x, device=device)).numpy(), want, rtol=1e-5)
 
 
@@ -81,8 +90,11 @@ def test_all_pairs_with_index_and_other_operators(device):
     # max-plus product, with the zip seeing (row, column, l)
     a = np.arange(6, dtype=np.int32).reshape(2, 3)
     b = np.arange(12, dtype=np.int32).reshape(3, 4)
-    mp = ps.AllPairs("int z(int x, int y, ps_index r, ps_index c, ps_index l) { return x + y + (int)l; }",
-                     "int mx(int p, int q) { return max(p, q); }", identity=-(2**31))
+    mp = ps.AllPairs(
+        "int z(int x, int y, ps_index r, ps_index c, ps_index l) { return x + y + (int)l; }",
+        "int mx(int p, int q) { return max(p, q); }",
+        identity=-(2**31),
+    )
     want = (a[:, :, None] + b[None, :, :] + np.arange(3)[None, :, None]).max(axis=1)
     np.testing.assert_array_equal(mp(ps.Matrix(a, device=device), ps.Matrix(b, device=device)).numpy(), want)
 

@@ -69,8 +69,20 @@ def test_key_distributions(device, rng, variant) -> None:
 def extreme_keys(dtype, rng: np.random.Generator) -> np.ndarray:
     if np.dtype(dtype) == np.float32:
         negative_nan = np.array([0xFFC00001], dtype=np.uint32).view(np.float32)[0]
-        special = [0.0, -0.0, np.inf, -np.inf, np.nan, negative_nan, 1e-45, -1e-45,
-                   np.finfo(np.float32).max, np.finfo(np.float32).min, 1.0, -1.0]
+        special = [
+            0.0,
+            -0.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+            negative_nan,
+            1e-45,
+            -1e-45,
+            np.finfo(np.float32).max,
+            np.finfo(np.float32).min,
+            1.0,
+            -1.0,
+        ]
     else:
         info = np.iinfo(dtype)
         special = [0, 1, info.max, info.min, info.max - 1, info.min + 1, 7]
@@ -86,7 +98,7 @@ def test_extreme_values(device, rng, variant, dtype) -> None:
     np.testing.assert_array_equal(out, np.sort(keys))
     if np.dtype(dtype) == np.float32:
         nans = np.isnan(out)
-        assert nans[-np.isnan(keys).sum():].all(), "NaNs sort last"
+        assert nans[-np.isnan(keys).sum() :].all(), "NaNs sort last"
         assert (as_bits(out[nans]) == 0x7FC00000).all(), "NaNs come back canonical"
         zeros = out[out == 0]
         signs = np.signbit(zeros)

@@ -8,10 +8,9 @@
 from . import errors
 from ._version import __version__
 from .algorithms import matmul, saxpy, scan, sort, vector_add, work_item_mapping
-from .runtime import Device, Timing, device, devices, round_to_multiple, round_to_power_of_two, using
 from .containers import Matrix, Vector, struct
-from .skeletons import (AllPairs, Gather, Generate, Map, MapArray, MapOverlap, MapReduce, Reduce, Scan,
-                        Scatter, Zip)
+from .runtime import Device, Timing, device, devices, round_to_multiple, round_to_power_of_two, using
+from .skeletons import AllPairs, Gather, Generate, Map, MapArray, MapOverlap, MapReduce, Reduce, Scan, Scatter, Zip
 
 __all__ = [
     "AllPairs",
@@ -26,9 +25,9 @@ __all__ = [
     "Reduce",
     "Scan",
     "Scatter",
+    "Timing",
     "Vector",
     "Zip",
-    "Timing",
     "__version__",
     "device",
     "devices",

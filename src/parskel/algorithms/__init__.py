@@ -10,10 +10,10 @@ from .sorts import sort
 
 __all__ = [
     "MAPPINGS",
-    "cpu",
     "Param",
     "Requirement",
     "Variant",
+    "cpu",
     "families",
     "get",
     "matmul",

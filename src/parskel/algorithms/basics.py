@@ -7,7 +7,8 @@ from typing import Literal
 import numpy as np
 
 from ..errors import ShapeError
-from ..runtime import Device, c_type, device as select_device, round_to_multiple
+from ..runtime import Device, c_type, round_to_multiple
+from ..runtime import device as select_device
 from .operands import prepare
 
 WORK_GROUP = 256
@@ -45,8 +46,7 @@ def saxpy(alpha: float, x: np.ndarray, y: np.ndarray, *, device: Device | str | 
     kernel = dev.program("basics/saxpy.cl", {"T": c_type(x.dtype, dev)}).kernel("saxpy")
     n = x.size
     buf_x, buf_y = dev.to_device(x), dev.to_device(y)
-    dev.launch(kernel, round_to_multiple(n, WORK_GROUP), WORK_GROUP,
-               buf_x, buf_y, x.dtype.type(alpha), np.uint32(n))
+    dev.launch(kernel, round_to_multiple(n, WORK_GROUP), WORK_GROUP, buf_x, buf_y, x.dtype.type(alpha), np.uint32(n))
     out = np.empty_like(y)
     dev.download(buf_y, out)
     return returned(out)
@@ -72,9 +72,8 @@ def work_item_mapping(
     if kind == "one_to_one" and per_item != 1:
         raise ShapeError("the one-to-one mapping gives each work-item exactly one element")
     items = size // per_item
-    if kind == "locally_spaced":
-        if local_size is None or local_size < 1 or items % local_size:
-            raise ShapeError(f"locally_spaced needs a local size dividing the {items} work-items")
+    if kind == "locally_spaced" and (local_size is None or local_size < 1 or items % local_size):
+        raise ShapeError(f"locally_spaced needs a local size dividing the {items} work-items")
     dev = select_device(device)
     kernel = dev.program("basics/mappings.cl").kernel(kind)
     owner = dev.alloc(size * 4)

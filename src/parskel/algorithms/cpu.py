@@ -33,6 +33,7 @@ _RADIX_BITS = 16
 
 # matmul -----------------------------------------------------------------------------------
 
+
 @njit(cache=True)
 def _matmul_loop(a, b, c):  # pragma: no cover - compiled
     m, k = a.shape
@@ -62,6 +63,7 @@ def matmul_numpy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 # scan -------------------------------------------------------------------------------------
+
 
 def _check_scan(x: np.ndarray) -> None:
     if x.ndim != 1:
@@ -105,6 +107,7 @@ def scan_numpy(x: np.ndarray, inclusive: bool = False) -> np.ndarray:
 
 
 # sort -------------------------------------------------------------------------------------
+
 
 def _encode(keys: np.ndarray) -> np.ndarray:
     """Keys as uint32 in the same order (the transforms of ``keys.py``), always a new array."""
@@ -175,7 +178,7 @@ def sort_radix(keys: np.ndarray, values: np.ndarray | None = None) -> Any:
     return out if values is None else (out, carried.view(values.dtype))
 
 
-def _numpy_sort(kind: str | None) -> Callable[..., Any]:
+def _numpy_sort(kind: Any) -> Callable[..., Any]:
     def sort(keys: np.ndarray, values: np.ndarray | None = None) -> Any:
         keys = np.asarray(keys)
         values = None if values is None else np.asarray(values)

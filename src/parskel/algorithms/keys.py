@@ -38,9 +38,7 @@ def check_keys(keys: np.ndarray) -> None:
         raise ShapeError(f"sort takes a 1D array of keys, got shape {keys.shape}")
     if keys.dtype not in KEY_KINDS:
         supported = ", ".join(str(d) for d in KEY_KINDS)
-        raise DTypeError(
-            f"sort keys must be one of {supported}, got {keys.dtype}; convert them with astype"
-        )
+        raise DTypeError(f"sort keys must be one of {supported}, got {keys.dtype}; convert them with astype")
     if keys.size > MAX_KEYS:
         raise ShapeError(f"can sort at most {MAX_KEYS} keys at once, not {keys.size}")
 

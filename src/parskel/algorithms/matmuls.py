@@ -32,8 +32,7 @@ def check_operands(a: np.ndarray, b: np.ndarray) -> None:
         )
     if a.dtype != b.dtype or a.dtype not in FLOAT_TYPES:
         raise DTypeError(
-            f"matmul takes two float32 or two float64 matrices, got {a.dtype} and {b.dtype}; "
-            "convert them with astype"
+            f"matmul takes two float32 or two float64 matrices, got {a.dtype} and {b.dtype}; convert them with astype"
         )
 
 
@@ -79,8 +78,9 @@ def _padded_product(
     return (mp, kp, np_), buf_a, buf_b, buf_c
 
 
-def _trimmed(device: Device, buf_c: Buffer, padded: tuple[int, int], shape: tuple[int, int],
-             like: np.ndarray) -> np.ndarray:
+def _trimmed(
+    device: Device, buf_c: Buffer, padded: tuple[int, int], shape: tuple[int, int], like: np.ndarray
+) -> np.ndarray:
     """The top-left ``shape`` of the padded result, in a new array of the kind of ``like``."""
     dtype = like.dtype
     out = np.empty(shape, dtype=dtype, like=like)
@@ -89,6 +89,7 @@ def _trimmed(device: Device, buf_c: Buffer, padded: tuple[int, int], shape: tupl
 
 
 # variants ---------------------------------------------------------------------------------
+
 
 def run_naive(device: Device, a: np.ndarray, b: np.ndarray, *, GROUP: int = 16) -> np.ndarray:
     """Seed 000 §3.2: one element of C per work-item; no padding, a bounds check instead."""
@@ -100,8 +101,17 @@ def run_naive(device: Device, a: np.ndarray, b: np.ndarray, *, GROUP: int = 16) 
     kernel = device.program("matmul/naive.cl", {"T": ctype}).kernel("matmul_naive")
     buf_a, buf_b = device.to_device(a), device.to_device(b)
     buf_c = device.alloc(m * n * a.dtype.itemsize)
-    device.launch(kernel, (round_to_multiple(n, GROUP), round_to_multiple(m, GROUP)), (GROUP, GROUP),
-                  buf_a, buf_b, buf_c, np.uint32(m), np.uint32(k), np.uint32(n))
+    device.launch(
+        kernel,
+        (round_to_multiple(n, GROUP), round_to_multiple(m, GROUP)),
+        (GROUP, GROUP),
+        buf_a,
+        buf_b,
+        buf_c,
+        np.uint32(m),
+        np.uint32(k),
+        np.uint32(n),
+    )
     out = np.empty((m, n), dtype=a.dtype, like=a)
     device.download(buf_c, out)
     return out
@@ -120,8 +130,7 @@ def run_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16) -
     return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a)
 
 
-def run_blocks(device: Device, a: np.ndarray, b: np.ndarray, *, WIDTH: int = 4,
-               GROUP: int = 16) -> np.ndarray:
+def run_blocks(device: Device, a: np.ndarray, b: np.ndarray, *, WIDTH: int = 4, GROUP: int = 16) -> np.ndarray:
     """Seed 000 §3.4: a WIDTH x WIDTH block of C per work-item, from vector loads."""
     ctype = _prepare(device, a, b)
     done = _trivial(a, b)
@@ -132,29 +141,46 @@ def run_blocks(device: Device, a: np.ndarray, b: np.ndarray, *, WIDTH: int = 4,
     # range of blocks is rounded up to whole work-groups behind a bounds check.
     (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (WIDTH, WIDTH, WIDTH))
     rows, cols = mp // WIDTH, np_ // WIDTH
-    device.launch(kernel, (round_to_multiple(cols, GROUP), round_to_multiple(rows, GROUP)), (GROUP, GROUP),
-                  buf_a, buf_b, buf_c, np.uint32(rows), np.uint32(kp // WIDTH), np.uint32(cols))
+    device.launch(
+        kernel,
+        (round_to_multiple(cols, GROUP), round_to_multiple(rows, GROUP)),
+        (GROUP, GROUP),
+        buf_a,
+        buf_b,
+        buf_c,
+        np.uint32(rows),
+        np.uint32(kp // WIDTH),
+        np.uint32(cols),
+    )
     return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a)
 
 
-def run_blocks_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16,
-                     WIDTH: int = 4) -> np.ndarray:
+def run_blocks_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16, WIDTH: int = 4) -> np.ndarray:
     """Seed 000 §3.5: tiles of TILE x TILE blocks (of WIDTH x WIDTH) in local memory."""
     ctype = _prepare(device, a, b)
     done = _trivial(a, b)
     if done is not None:
         return done
     _check_local(device, "blocks_tiles", _blocks_tiles_elements(TILE, WIDTH), a.dtype)
-    defines = {"T": ctype, "TILE": TILE, "WIDTH": WIDTH}
+    defines: dict[str, int | str] = {"T": ctype, "TILE": TILE, "WIDTH": WIDTH}
     kernel = device.program("matmul/blocks_tiles.cl", defines).kernel("matmul_blocks_tiles")
     side = TILE * WIDTH
     (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (side, side, side))
-    device.launch(kernel, (np_ // WIDTH, mp // WIDTH), (TILE, TILE),
-                  buf_a, buf_b, buf_c, np.uint32(kp // WIDTH), np.uint32(np_ // WIDTH))
+    device.launch(
+        kernel,
+        (np_ // WIDTH, mp // WIDTH),
+        (TILE, TILE),
+        buf_a,
+        buf_b,
+        buf_c,
+        np.uint32(kp // WIDTH),
+        np.uint32(np_ // WIDTH),
+    )
     return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a)
 
 
 # requirements -----------------------------------------------------------------------------
+
 
 def _group_fits(name: str) -> Requirement:
     def test(device: Device, p: Mapping[str, int]) -> bool:
@@ -178,46 +204,73 @@ def _local_fits(text: str, elements: Callable[[Mapping[str, int]], int]) -> Requ
     return Requirement(text, lambda device, p: elements(p) * 4 <= device.info.local_mem_bytes)
 
 
-register(Variant(
-    family="matmul", name="naive", seed="000 §3.2",
-    summary="one element of C per work-item, straight from global memory",
-    run=run_naive,
-    params=(Param("GROUP", 16, (4, 8, 16, 32), "work-group side (GROUP x GROUP work-items)"),),
-    requires=(_group_fits("GROUP"),),
-))
+register(
+    Variant(
+        family="matmul",
+        name="naive",
+        seed="000 §3.2",
+        summary="one element of C per work-item, straight from global memory",
+        run=run_naive,
+        params=(Param("GROUP", 16, (4, 8, 16, 32), "work-group side (GROUP x GROUP work-items)"),),
+        requires=(_group_fits("GROUP"),),
+    )
+)
 
-register(Variant(
-    family="matmul", name="tiles", seed="000 §3.3",
-    summary="TILE x TILE tiles of A and B cached in local memory; inputs padded to the tile",
-    run=run_tiles,
-    params=(Param("TILE", 16, (4, 8, 16, 32), "tile side, also the work-group side"),),
-    requires=(_group_fits("TILE"),
-              _local_fits("local memory for two TILE x TILE float tiles", lambda p: _tiles_elements(p["TILE"]))),
-))
+register(
+    Variant(
+        family="matmul",
+        name="tiles",
+        seed="000 §3.3",
+        summary="TILE x TILE tiles of A and B cached in local memory; inputs padded to the tile",
+        run=run_tiles,
+        params=(Param("TILE", 16, (4, 8, 16, 32), "tile side, also the work-group side"),),
+        requires=(
+            _group_fits("TILE"),
+            _local_fits("local memory for two TILE x TILE float tiles", lambda p: _tiles_elements(p["TILE"])),
+        ),
+    )
+)
 
-register(Variant(
-    family="matmul", name="blocks", seed="000 §3.4",
-    summary="a WIDTH x WIDTH block of C per work-item from vector loads, no local memory",
-    run=run_blocks,
-    params=(Param("WIDTH", 4, (2, 4, 8, 16), "block side, an OpenCL vector width"),
-            Param("GROUP", 16, (4, 8, 16), "work-group side (GROUP x GROUP work-items)")),
-    requires=(_group_fits("GROUP"),),
-))
+register(
+    Variant(
+        family="matmul",
+        name="blocks",
+        seed="000 §3.4",
+        summary="a WIDTH x WIDTH block of C per work-item from vector loads, no local memory",
+        run=run_blocks,
+        params=(
+            Param("WIDTH", 4, (2, 4, 8, 16), "block side, an OpenCL vector width"),
+            Param("GROUP", 16, (4, 8, 16), "work-group side (GROUP x GROUP work-items)"),
+        ),
+        requires=(_group_fits("GROUP"),),
+    )
+)
 
-register(Variant(
-    family="matmul", name="blocks_tiles", seed="000 §3.5",
-    summary="tiles of TILE x TILE vector blocks cached in local memory; inputs padded to TILE * WIDTH",
-    run=run_blocks_tiles,
-    params=(Param("TILE", 16, (4, 8, 16), "tile side in blocks, also the work-group side"),
-            Param("WIDTH", 4, (2, 4, 8), "block side, an OpenCL vector width")),
-    requires=(_group_fits("TILE"),
-              _local_fits("local memory for two (TILE * WIDTH)^2 float tiles",
-                          lambda p: _blocks_tiles_elements(p["TILE"], p["WIDTH"]))),
-))
+register(
+    Variant(
+        family="matmul",
+        name="blocks_tiles",
+        seed="000 §3.5",
+        summary="tiles of TILE x TILE vector blocks cached in local memory; inputs padded to TILE * WIDTH",
+        run=run_blocks_tiles,
+        params=(
+            Param("TILE", 16, (4, 8, 16), "tile side in blocks, also the work-group side"),
+            Param("WIDTH", 4, (2, 4, 8), "block side, an OpenCL vector width"),
+        ),
+        requires=(
+            _group_fits("TILE"),
+            _local_fits(
+                "local memory for two (TILE * WIDTH)^2 float tiles",
+                lambda p: _blocks_tiles_elements(p["TILE"], p["WIDTH"]),
+            ),
+        ),
+    )
+)
 
 
-def matmul(a: np.ndarray, b: np.ndarray, *, variant: str | None = None,
-           device: Device | str | None = None, **params: int) -> np.ndarray:
+def matmul(
+    a: np.ndarray, b: np.ndarray, *, variant: str | None = None, device: Device | str | None = None, **params: int
+) -> np.ndarray:
     """``a @ b`` on a device for float32 (or float64) matrices of shapes ``m x k`` and ``k x n``.
 
     ``variant`` picks one of :func:`parskel.algorithms.variants("matmul")`; by default the

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import Device, device as select_device
+from ..runtime import Device
+from ..runtime import device as select_device
 from ..runtime.cuda import as_cupy, is_device_array
 
 

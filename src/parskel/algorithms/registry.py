@@ -69,9 +69,7 @@ class Variant:
         known = {p.name: p for p in self.params}
         unknown = set(overrides) - set(known)
         if unknown:
-            raise VariantError(
-                f"{self.family}/{self.name} has no parameter {sorted(unknown)}; it has {sorted(known)}"
-            )
+            raise VariantError(f"{self.family}/{self.name} has no parameter {sorted(unknown)}; it has {sorted(known)}")
         return {name: p.check(overrides.get(name, p.default)) for name, p in known.items()}
 
     def unmet(self, device: Device, params: Mapping[str, int] | None = None) -> list[str]:
@@ -86,8 +84,7 @@ class Variant:
             "seed": self.seed,
             "summary": self.summary,
             "params": [
-                {"name": p.name, "default": p.default, "choices": list(p.choices), "doc": p.doc}
-                for p in self.params
+                {"name": p.name, "default": p.default, "choices": list(p.choices), "doc": p.doc} for p in self.params
             ],
             "requires": [r.text for r in self.requires],
         }

@@ -26,8 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from ..errors import DTypeError, ShapeError, VariantError
-from ..runtime import Buffer, Device, Program, c_type
-from ..runtime import round_to_multiple, round_to_power_of_two
+from ..runtime import Buffer, Device, Program, c_type, round_to_multiple, round_to_power_of_two
 from . import registry
 from .operands import prepare
 from .registry import Param, Requirement, Variant, register
@@ -85,12 +84,12 @@ def scan(
     >>> scan(np.array([3, 1, 4, 1, 5], dtype=np.int32))   # doctest: +SKIP
     array([ 0,  3,  4,  8,  9], dtype=int32)
     """
-    dev, (x,), returned = prepare(device, x)
-    x = _checked(x)
-    kernel_dtype(x.dtype, dev)
-    return returned(registry.dispatch(
-        "scan", dev, variant, params, lambda v, p: v.run(dev, x, inclusive=inclusive, **p)
-    ))
+    dev, (given,), returned = prepare(device, x)
+    arr = _checked(given)
+    kernel_dtype(arr.dtype, dev)
+    return returned(
+        registry.dispatch("scan", dev, variant, params, lambda v, p: v.run(dev, arr, inclusive=inclusive, **p))
+    )
 
 
 def scan_buffer(
@@ -169,8 +168,9 @@ def _convert(device: Device, kt: np.dtype, n: int, wg: int, name: str, *args: An
 
 
 # hillis_steele -------------------------------------------------------------------------------
-def _hillis_steele(device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype,
-                   inclusive: bool, *, WG: int = 256) -> None:
+def _hillis_steele(
+    device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype, inclusive: bool, *, WG: int = 256
+) -> None:
     nbytes = n * kt.itemsize
     if n == 1:
         if not inclusive:
@@ -196,14 +196,16 @@ def _hillis_steele(device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtyp
         target = dst if last else temps[0] if current is not temps[0] else temps[1]
         copy_from = 0 if last or id(target) in fresh else offset >> 1
         fresh.discard(id(target))
-        device.launch(kernel, round_to_multiple(n, WG), WG, current, target,
-                      np.uint32(offset), np.uint32(copy_from), np.uint32(n))
+        device.launch(
+            kernel, round_to_multiple(n, WG), WG, current, target, np.uint32(offset), np.uint32(copy_from), np.uint32(n)
+        )
         current = target
 
 
 # blelloch ------------------------------------------------------------------------------------
-def _blelloch(device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype,
-              inclusive: bool, *, WG: int = 256) -> None:
+def _blelloch(
+    device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype, inclusive: bool, *, WG: int = 256
+) -> None:
     size = round_to_power_of_two(n)
     item = kt.itemsize
     tree = device.alloc(size * item)
@@ -230,19 +232,18 @@ def _blelloch(device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype,
 def _block_scan(path: str, kernel_name: str, per_item: int) -> Enqueue:
     """The recursive block scan of seed 000 sections 4.4 (2 elements per work-item) and 4.5 (16)."""
 
-    def enqueue(device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype,
-                inclusive: bool, *, WG: int = 256) -> None:
+    def enqueue(
+        device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype, inclusive: bool, *, WG: int = 256
+    ) -> None:
         block = per_item * WG
         groups = -(-n // block)
         scan_kernel = _program(device, path, kt, WG=WG).kernel(kernel_name)
         if groups == 1:
             # one block: no block totals to propagate, and dst stands in for the unused sums
-            device.launch(scan_kernel, WG, WG, src, dst, dst, np.uint32(n),
-                          np.uint32(inclusive), np.uint32(0))
+            device.launch(scan_kernel, WG, WG, src, dst, dst, np.uint32(n), np.uint32(inclusive), np.uint32(0))
             return
         sums = device.alloc(groups * kt.itemsize)
-        device.launch(scan_kernel, groups * WG, WG, src, dst, sums, np.uint32(n),
-                      np.uint32(inclusive), np.uint32(1))
+        device.launch(scan_kernel, groups * WG, WG, src, dst, sums, np.uint32(n), np.uint32(inclusive), np.uint32(1))
         enqueue(device, sums, sums, groups, kt, False, WG=WG)
         add = _program(device, "add_sums.cl", kt, WG=WG, PER_ITEM=per_item).kernel("add_sums")
         device.launch(add, groups * WG, WG, dst, sums, np.uint32(n))
@@ -268,23 +269,37 @@ _FITS_LOCAL = Requirement(
 )
 
 _SUMMARIES = {
-    "hillis_steele": ("000 §4.2", (_FITS_GROUP,),
-                      "naive inclusive scan (Hillis-Steele): one launch per pass, double-buffered, "
-                      "O(n log n) work"),
-    "blelloch": ("000 §4.3", (_FITS_GROUP,),
-                 "work-efficient scan (Blelloch): pad to a power of two, up-sweep and down-sweep, "
-                 "one launch per level"),
-    "recursive_blocks": ("000 §4.4", (_FITS_GROUP, _FITS_LOCAL),
-                         "each work-group scans 2*WG elements in local memory; block sums scanned "
-                         "recursively, then added back"),
-    "vector_blocks": ("000 §4.5", (_FITS_GROUP, _FITS_LOCAL),
-                      "each work-item scans two 8-wide vectors in registers before the local block "
-                      "scan: 16*WG elements a block"),
+    "hillis_steele": (
+        "000 §4.2",
+        (_FITS_GROUP,),
+        "naive inclusive scan (Hillis-Steele): one launch per pass, double-buffered, O(n log n) work",
+    ),
+    "blelloch": (
+        "000 §4.3",
+        (_FITS_GROUP,),
+        "work-efficient scan (Blelloch): pad to a power of two, up-sweep and down-sweep, one launch per level",
+    ),
+    "recursive_blocks": (
+        "000 §4.4",
+        (_FITS_GROUP, _FITS_LOCAL),
+        "each work-group scans 2*WG elements in local memory; block sums scanned recursively, then added back",
+    ),
+    "vector_blocks": (
+        "000 §4.5",
+        (_FITS_GROUP, _FITS_LOCAL),
+        "each work-item scans two 8-wide vectors in registers before the local block scan: 16*WG elements a block",
+    ),
 }
 
 for _name, (_seed, _requires, _summary) in _SUMMARIES.items():
-    register(Variant(
-        family="scan", name=_name, seed=_seed, summary=_summary,
-        run=_host_run(_name, f"Scan ``x`` with {_name}: {_summary}."),
-        params=(_WG,), requires=_requires,
-    ))
+    register(
+        Variant(
+            family="scan",
+            name=_name,
+            seed=_seed,
+            summary=_summary,
+            run=_host_run(_name, f"Scan ``x`` with {_name}: {_summary}."),
+            params=(_WG,),
+            requires=_requires,
+        )
+    )

@@ -18,8 +18,8 @@ import numpy as np
 from ..errors import VariantError
 from ..runtime import Buffer, Device, round_to_multiple, round_to_power_of_two
 from . import registry
-from .operands import prepare
 from .keys import check_keys, check_values, download_keys, upload_keys
+from .operands import prepare
 from .registry import Param, Requirement, Variant, register
 from .scans import scan_buffer
 
@@ -63,6 +63,7 @@ def sort(
 
 # shared ------------------------------------------------------------------------------------
 
+
 def _work_group_fits() -> Requirement:
     return Requirement(
         "work_group <= the device's largest work-group",
@@ -75,6 +76,7 @@ def _copies(keys: np.ndarray, values: np.ndarray | None) -> Result:
 
 
 # bitonic -----------------------------------------------------------------------------------
+
 
 def _keys_only(name: str, values: np.ndarray | None) -> None:
     if values is not None:
@@ -123,8 +125,7 @@ def _bitonic_fused(
             # inc.bit_length() columns remain in this box width: fuse as many as allowed.
             lvl = min(inc.bit_length(), fuse.bit_length() - 1)
             items = padded >> lvl
-            device.launch(kernels[lvl], items, min(work_group, items),
-                          buffer, np.uint32(inc), np.uint32(boxwidth))
+            device.launch(kernels[lvl], items, min(work_group, items), buffer, np.uint32(inc), np.uint32(boxwidth))
             inc >>= lvl
         boxwidth *= 2
     return download_keys(device, buffer, keys)
@@ -132,11 +133,13 @@ def _bitonic_fused(
 
 # radix -------------------------------------------------------------------------------------
 
+
 def _radix(path: str, *, local: bool) -> Callable[..., Result]:
     """The host side shared by the radix variants; ``path`` holds their two kernels."""
 
-    def run(device: Device, keys: np.ndarray, values: np.ndarray | None, *,
-            work_group: int, keys_per_item: int) -> Result:
+    def run(
+        device: Device, keys: np.ndarray, values: np.ndarray | None, *, work_group: int, keys_per_item: int
+    ) -> Result:
         check_keys(keys)
         n = keys.size
         if n == 0:
@@ -182,37 +185,61 @@ def _work_group(default: int) -> Param:
     return Param("work_group", default, _POWERS, "work-items per work-group")
 
 
-register(Variant(
-    family="sort", name="bitonic", seed="000 §5.2.1",
-    summary="bitonic network, one launch per (box width, increment), n/2 work-items",
-    run=_bitonic, params=(_work_group(256),), requires=(_work_group_fits(),),
-))
-register(Variant(
-    family="sort", name="bitonic_fused", seed="000 §5.2.2",
-    summary="bitonic network, 2/4/8/16 keys per work-item merged in registers (kernel fusion)",
-    run=_bitonic_fused,
-    params=(_work_group(256), Param("fuse", 16, (2, 4, 8, 16), "most keys merged per work-item")),
-    requires=(_work_group_fits(),),
-))
-register(Variant(
-    family="sort", name="radix", seed="000 §5.2.3",
-    summary="LSD radix sort, 4-bit digits, private per-work-item histograms, stable",
-    run=_radix("sort/radix.cl", local=False),
-    params=(_work_group(256), Param("keys_per_item", 32, (8, 16, 32, 64, 128), "keys per work-item")),
-    requires=(_work_group_fits(),),
-))
-register(Variant(
-    family="sort", name="radix_local", seed="000 §5.2.4",
-    summary="radix with the per-work-item histograms in local memory",
-    run=_radix("sort/radix_local.cl", local=True),
-    params=(_work_group(256), Param("keys_per_item", 32, (8, 16, 32, 64, 128), "keys per work-item")),
-    requires=(_work_group_fits(), _local_fits()),
-))
-register(Variant(
-    family="sort", name="radix_local_vec", seed="000 §5.2.5",
-    summary="radix_local with keys and values read as uint16 vectors",
-    run=_radix("sort/radix_local_vec.cl", local=True),
-    params=(_work_group(256),
-            Param("keys_per_item", 128, (16, 32, 64, 128, 256), "keys per work-item, a multiple of 16")),
-    requires=(_work_group_fits(), _local_fits()),
-))
+register(
+    Variant(
+        family="sort",
+        name="bitonic",
+        seed="000 §5.2.1",
+        summary="bitonic network, one launch per (box width, increment), n/2 work-items",
+        run=_bitonic,
+        params=(_work_group(256),),
+        requires=(_work_group_fits(),),
+    )
+)
+register(
+    Variant(
+        family="sort",
+        name="bitonic_fused",
+        seed="000 §5.2.2",
+        summary="bitonic network, 2/4/8/16 keys per work-item merged in registers (kernel fusion)",
+        run=_bitonic_fused,
+        params=(_work_group(256), Param("fuse", 16, (2, 4, 8, 16), "most keys merged per work-item")),
+        requires=(_work_group_fits(),),
+    )
+)
+register(
+    Variant(
+        family="sort",
+        name="radix",
+        seed="000 §5.2.3",
+        summary="LSD radix sort, 4-bit digits, private per-work-item histograms, stable",
+        run=_radix("sort/radix.cl", local=False),
+        params=(_work_group(256), Param("keys_per_item", 32, (8, 16, 32, 64, 128), "keys per work-item")),
+        requires=(_work_group_fits(),),
+    )
+)
+register(
+    Variant(
+        family="sort",
+        name="radix_local",
+        seed="000 §5.2.4",
+        summary="radix with the per-work-item histograms in local memory",
+        run=_radix("sort/radix_local.cl", local=True),
+        params=(_work_group(256), Param("keys_per_item", 32, (8, 16, 32, 64, 128), "keys per work-item")),
+        requires=(_work_group_fits(), _local_fits()),
+    )
+)
+register(
+    Variant(
+        family="sort",
+        name="radix_local_vec",
+        seed="000 §5.2.5",
+        summary="radix_local with keys and values read as uint16 vectors",
+        run=_radix("sort/radix_local_vec.cl", local=True),
+        params=(
+            _work_group(256),
+            Param("keys_per_item", 128, (16, 32, 64, 128, 256), "keys per work-item, a multiple of 16"),
+        ),
+        requires=(_work_group_fits(), _local_fits()),
+    )
+)

@@ -35,8 +35,15 @@ class Outcome:
     report: Path | None
 
 
-def bench(devices: Sequence[Device], settings: Settings, *, out: str | Path = "bench-results",
-          command: str = "", report: bool = True, console: Console | None = None) -> Outcome:
+def bench(
+    devices: Sequence[Device],
+    settings: Settings,
+    *,
+    out: str | Path = "bench-results",
+    command: str = "",
+    report: bool = True,
+    console: Console | None = None,
+) -> Outcome:
     """Run the sweep on ``devices``, store it in ``out/results.sqlite``, write ``out/report/``."""
     console = console or Console(stderr=True)
     if not console.is_terminal:

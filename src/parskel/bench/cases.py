@@ -18,7 +18,7 @@ Inputs = tuple[np.ndarray, ...]
 Kind = Literal["variant", "baseline", "peer"]
 
 POW2_QUICK = tuple(1 << k for k in range(10, 21, 2))  # 2^10 ... 2^20
-POW2_FULL = tuple(1 << k for k in range(10, 27, 2))   # 2^10 ... 2^26, as in seed 000
+POW2_FULL = tuple(1 << k for k in range(10, 27, 2))  # 2^10 ... 2^26, as in seed 000
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,8 @@ class Case:
 
     family: str
     summary: str
-    metric: str             # the unit of the effective figure, e.g. "GFLOP/s"
-    scale: float            # work units per metric unit (1e9 for GFLOP/s ...)
+    metric: str  # the unit of the effective figure, e.g. "GFLOP/s"
+    scale: float  # work units per metric unit (1e9 for GFLOP/s ...)
     work: Callable[[int], float]
     make: Callable[[int, np.random.Generator], Inputs]
     reference: Callable[[Inputs], Any]
@@ -64,6 +64,7 @@ class Subject:
 # of summation (NumPy's own float32 dot is 4e-4 off at 2^26); beyond 1e-3 it is a wrong result.
 FLOAT32_SUM_RTOL = 1e-3
 
+
 def _first(result: Any) -> Any:
     return result[0] if isinstance(result, tuple) else result
 
@@ -90,14 +91,17 @@ def _close(rtol: float) -> Callable[[Any, Any], str | None]:
         bad = np.flatnonzero(~(error <= bound).reshape(-1))
         if bad.size:
             i = int(bad[0])
-            return (f"{bad.size} values off by more than {rtol:g} relative, first at {i}: "
-                    f"{got.reshape(-1)[i]:.7g} != {want.reshape(-1)[i]:.7g}")
+            return (
+                f"{bad.size} values off by more than {rtol:g} relative, first at {i}: "
+                f"{got.reshape(-1)[i]:.7g} != {want.reshape(-1)[i]:.7g}"
+            )
         return None
 
     return check
 
 
 # inputs and references -----------------------------------------------------------------------
+
 
 def _matrices(n: int, rng: np.random.Generator) -> Inputs:
     return rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
@@ -127,47 +131,89 @@ def exclusive_cumsum(x: np.ndarray) -> np.ndarray:
 
 CASES: dict[str, Case] = {
     "matmul": Case(
-        family="matmul", summary="C = A B, square float32 matrices (seed 000, ch. 3)",
-        metric="GFLOP/s", scale=1e9, work=lambda n: 2.0 * n**3,
-        make=_matrices, reference=lambda i: i[0].astype(np.float64) @ i[1].astype(np.float64),
-        check=_close(1e-3), size_label="matrix edge",
-        quick_sizes=(64, 128, 256, 512), full_sizes=(64, 128, 256, 512, 1024, 2048, 4000),
+        family="matmul",
+        summary="C = A B, square float32 matrices (seed 000, ch. 3)",
+        metric="GFLOP/s",
+        scale=1e9,
+        work=lambda n: 2.0 * n**3,
+        make=_matrices,
+        reference=lambda i: i[0].astype(np.float64) @ i[1].astype(np.float64),
+        check=_close(1e-3),
+        size_label="matrix edge",
+        quick_sizes=(64, 128, 256, 512),
+        full_sizes=(64, 128, 256, 512, 1024, 2048, 4000),
     ),
     "scan": Case(
-        family="scan", summary="exclusive prefix sum of int32 (seed 000, ch. 4)",
-        metric="GB/s", scale=1e9, work=lambda n: 8.0 * n,
-        make=_digits, reference=lambda i: exclusive_cumsum(i[0]), check=_exact,
-        quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+        family="scan",
+        summary="exclusive prefix sum of int32 (seed 000, ch. 4)",
+        metric="GB/s",
+        scale=1e9,
+        work=lambda n: 8.0 * n,
+        make=_digits,
+        reference=lambda i: exclusive_cumsum(i[0]),
+        check=_exact,
+        quick_sizes=POW2_QUICK,
+        full_sizes=POW2_FULL,
     ),
     "sort": Case(
-        family="sort", summary="uint32 keys, uniformly random (seed 000, ch. 5)",
-        metric="Mkeys/s", scale=1e6, work=float,
-        make=_keys, reference=lambda i: np.sort(i[0]), check=_exact,
-        quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+        family="sort",
+        summary="uint32 keys, uniformly random (seed 000, ch. 5)",
+        metric="Mkeys/s",
+        scale=1e6,
+        work=float,
+        make=_keys,
+        reference=lambda i: np.sort(i[0]),
+        check=_exact,
+        quick_sizes=POW2_QUICK,
+        full_sizes=POW2_FULL,
     ),
     "reduce": Case(
-        family="reduce", summary="sum of float32 in [0, 1) (Reduce skeleton, seed 004)",
-        metric="GB/s", scale=1e9, work=lambda n: 4.0 * n,
-        make=_floats, reference=lambda i: i[0].sum(dtype=np.float64), check=_close(FLOAT32_SUM_RTOL),
-        quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+        family="reduce",
+        summary="sum of float32 in [0, 1) (Reduce skeleton, seed 004)",
+        metric="GB/s",
+        scale=1e9,
+        work=lambda n: 4.0 * n,
+        make=_floats,
+        reference=lambda i: i[0].sum(dtype=np.float64),
+        check=_close(FLOAT32_SUM_RTOL),
+        quick_sizes=POW2_QUICK,
+        full_sizes=POW2_FULL,
     ),
     "skeletons.map": Case(
-        family="skeletons.map", summary="Map x -> x * x over float32 (seed 004)",
-        metric="GB/s", scale=1e9, work=lambda n: 8.0 * n,
-        make=_floats, reference=lambda i: i[0] * i[0], check=_close(1e-6),
-        quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+        family="skeletons.map",
+        summary="Map x -> x * x over float32 (seed 004)",
+        metric="GB/s",
+        scale=1e9,
+        work=lambda n: 8.0 * n,
+        make=_floats,
+        reference=lambda i: i[0] * i[0],
+        check=_close(1e-6),
+        quick_sizes=POW2_QUICK,
+        full_sizes=POW2_FULL,
     ),
     "skeletons.mapreduce": Case(
-        family="skeletons.mapreduce", summary="MapReduce: sum of squares of float32 (seed 004)",
-        metric="GB/s", scale=1e9, work=lambda n: 4.0 * n,
-        make=_floats, reference=lambda i: np.dot(i[0].astype(np.float64), i[0].astype(np.float64)),
-        check=_close(FLOAT32_SUM_RTOL), quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+        family="skeletons.mapreduce",
+        summary="MapReduce: sum of squares of float32 (seed 004)",
+        metric="GB/s",
+        scale=1e9,
+        work=lambda n: 4.0 * n,
+        make=_floats,
+        reference=lambda i: np.dot(i[0].astype(np.float64), i[0].astype(np.float64)),
+        check=_close(FLOAT32_SUM_RTOL),
+        quick_sizes=POW2_QUICK,
+        full_sizes=POW2_FULL,
     ),
     "skeletons.scan": Case(
-        family="skeletons.scan", summary="Scan skeleton: exclusive int32 sum (seed 004)",
-        metric="GB/s", scale=1e9, work=lambda n: 8.0 * n,
-        make=_digits, reference=lambda i: exclusive_cumsum(i[0]), check=_exact,
-        quick_sizes=POW2_QUICK, full_sizes=POW2_FULL,
+        family="skeletons.scan",
+        summary="Scan skeleton: exclusive int32 sum (seed 004)",
+        metric="GB/s",
+        scale=1e9,
+        work=lambda n: 8.0 * n,
+        make=_digits,
+        reference=lambda i: exclusive_cumsum(i[0]),
+        check=_exact,
+        quick_sizes=POW2_QUICK,
+        full_sizes=POW2_FULL,
     ),
 }
 

@@ -32,7 +32,7 @@ class Result:
     kind: str
     where: str
     size: int
-    status: str                      # "ok", "wrong", "error" or "skipped"
+    status: str  # "ok", "wrong", "error" or "skipped"
     reps: int = 0
     e2e: float | None = None
     e2e_min: float | None = None
@@ -79,8 +79,9 @@ def default_settings(groups: Sequence[str], *, full: bool = False, **overrides: 
             raise ValueError(f"unknown family {group!r}; choose from {', '.join(GROUPS)}")
         families += [f for f in GROUPS[group] if f not in families]
     sizes = {f: CASES[f].full_sizes if full else CASES[f].quick_sizes for f in families}
-    base: dict[str, Any] = {"reps": 10, "warmup": 2, "budget": 120.0} if full else {
-        "reps": 3, "warmup": 1, "budget": 6.0}
+    base: dict[str, Any] = (
+        {"reps": 10, "warmup": 2, "budget": 120.0} if full else {"reps": 3, "warmup": 1, "budget": 6.0}
+    )
     base.update({k: v for k, v in overrides.items() if v is not None})
     if base.get("budget") == 0:
         base["budget"] = None
@@ -94,12 +95,20 @@ def default_settings(groups: Sequence[str], *, full: bool = False, **overrides: 
 Listener = Callable[[str, Any], None]
 
 
-def measure(case: Case, subject: Subject, inputs: tuple[np.ndarray, ...], expected: Any,
-            reps: int, warmup: int) -> Result:
+def measure(
+    case: Case, subject: Subject, inputs: tuple[np.ndarray, ...], expected: Any, reps: int, warmup: int
+) -> Result:
     """Time ``subject`` on ``inputs``: warm-ups, then ``reps`` checked runs."""
     size = int(inputs[0].shape[0])
-    base = dict(family=case.family, subject=subject.name, kind=subject.kind, where=subject.where,
-                size=size, metric=case.metric, params=subject.params)
+    base: dict[str, Any] = dict(
+        family=case.family,
+        subject=subject.name,
+        kind=subject.kind,
+        where=subject.where,
+        size=size,
+        metric=case.metric,
+        params=subject.params,
+    )
     runs: list[tuple[float, Any]] = []
     first = 0.0
     try:
@@ -119,8 +128,17 @@ def measure(case: Case, subject: Subject, inputs: tuple[np.ndarray, ...], expect
         return Result(**base, status="error", message=_describe(exc))
     times = [t for t, _ in runs]
     median = statistics.median(times)
-    result = Result(**base, status="ok", reps=reps, e2e=median, e2e_min=min(times), e2e_max=max(times),
-                    compile=max(0.0, first - median), figure=case.figure(size, median), samples=times)
+    result = Result(
+        **base,
+        status="ok",
+        reps=reps,
+        e2e=median,
+        e2e_min=min(times),
+        e2e_max=max(times),
+        compile=max(0.0, first - median),
+        figure=case.figure(size, median),
+        samples=times,
+    )
     timings = [t for _, t in runs if t is not None]
     if timings:
         kernels = [t.kernel for t in timings]
@@ -145,8 +163,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}{at}"
 
 
-def subjects_for(family: str, devices: Sequence[Device], settings: Settings,
-                 notes: list[str]) -> list[Subject]:
+def subjects_for(family: str, devices: Sequence[Device], settings: Settings, notes: list[str]) -> list[Subject]:
     """Everything measured for ``family``: variants on each device, then baselines and peers."""
     wanted = set(settings.variants) if settings.variants is not None else None
     found: list[Subject] = []
@@ -163,13 +180,15 @@ def subjects_for(family: str, devices: Sequence[Device], settings: Settings,
     return found
 
 
-def sweep(devices: Sequence[Device], settings: Settings, notes: list[str],
-          listen: Listener | None = None) -> list[Result]:
+def sweep(
+    devices: Sequence[Device], settings: Settings, notes: list[str], listen: Listener | None = None
+) -> list[Result]:
     """Measure every subject of every family at every size, smallest first.
 
     ``listen(event, payload)`` hears ``("plan", total)``, ``("start", (case, subject, size))`` and
     ``("done", result)``, for a progress display.
     """
+
     def tell(event: str, payload: Any) -> None:
         if listen is not None:
             listen(event, payload)
@@ -188,9 +207,17 @@ def sweep(devices: Sequence[Device], settings: Settings, notes: list[str],
                 tell("start", (case, subject, size))
                 key = (subject.name, subject.where)
                 if key in dropped:
-                    result = Result(case.family, subject.name, subject.kind, subject.where, size,
-                                    "skipped", metric=case.metric, params=subject.params,
-                                    message=dropped[key])
+                    result = Result(
+                        case.family,
+                        subject.name,
+                        subject.kind,
+                        subject.where,
+                        size,
+                        "skipped",
+                        metric=case.metric,
+                        params=subject.params,
+                        message=dropped[key],
+                    )
                 else:
                     result = measure(case, subject, inputs, expected, settings.reps, settings.warmup)
                     limit = settings.budget

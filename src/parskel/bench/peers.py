@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import Device, Timing
-from ..runtime import cuda_peers, opencl_peers
-from .cases import Inputs, Subject, exclusive_cumsum
+from ..runtime import Device, Timing, cuda_peers, opencl_peers
+from .cases import Inputs, Kind, Subject, exclusive_cumsum
 
 GROUPS = ("cpu", "numpy", "pyopencl", "cupy", "torch")
 
@@ -71,7 +70,7 @@ def host_subjects(family: str, chosen: set[str], notes: list[str]) -> list[Subje
     for name, fn in own.items():
         group = group_of(name)
         if group in chosen:
-            kind = "baseline" if group == "cpu" else "peer"
+            kind: Kind = "baseline" if group == "cpu" else "peer"
             subjects.append(Subject(family, name, kind, "host", _host(fn, family)))
     if "numpy" in chosen and not any(group_of(n) == "numpy" for n in own):
         for name, fn in _NUMPY.get(family, {}).items():
@@ -153,6 +152,7 @@ def select(spec: str | Sequence[str] | None) -> set[str]:
 
 # PyTorch, imported lazily -------------------------------------------------------------------
 
+
 @cache
 def _torch() -> Any:
     import torch
@@ -224,7 +224,7 @@ def _torch_sort(keys: np.ndarray) -> tuple[np.ndarray, Timing]:
     return out.view(np.uint32) ^ np.uint32(0x80000000), timing
 
 
-def _torch_sum(x: np.ndarray) -> tuple[np.generic, Timing]:
+def _torch_sum(x: np.ndarray) -> tuple[Any, Timing]:
     total, timing = _torch_timed((x,), lambda d: d.sum())
     return np.asarray(total)[()], timing
 

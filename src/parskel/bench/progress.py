@@ -33,8 +33,12 @@ class ProgressDisplay:
     def __init__(self, console: Console) -> None:
         self.console = console
         self._progress = Progress(
-            TextColumn("[bold]{task.description:<48}"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), console=console, transient=True,
+            TextColumn("[bold]{task.description:<48}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
         )
         self._task: Any = None
 
@@ -55,13 +59,13 @@ class ProgressDisplay:
         elif event == "done":
             result: Result = payload
             if result.status in ("wrong", "error"):
-                self.console.print(f"[red]{result.status}[/] {result.family} {result.subject} "
-                                   f"n={result.size}: {result.message}")
+                self.console.print(
+                    f"[red]{result.status}[/] {result.family} {result.subject} n={result.size}: {result.message}"
+                )
             self._progress.advance(self._task)
 
 
-def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Result],
-                  notes: Sequence[str]) -> None:
+def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Result], notes: Sequence[str]) -> None:
     """The best variant at each family's largest size, failures and notes."""
     table = Table(title="Best parskel variant at the largest size of each family")
     for column in ("family", "device", "size", "best", "time", "figure", "vs CPU baseline", "best peer", "vs peer"):
@@ -73,8 +77,17 @@ def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Resul
             largest[key] = row
     for row in largest.values():
         figure = "-" if row.figure is None else f"{row.figure:.3g} {row.metric}"
-        table.add_row(row.family, row.device, str(row.size), row.best, seconds(row.seconds), figure,
-                      f"{ratio(row.vs_baseline)} ({row.baseline or '-'})", row.peer or "-", ratio(row.vs_peer))
+        table.add_row(
+            row.family,
+            row.device,
+            str(row.size),
+            row.best,
+            seconds(row.seconds),
+            figure,
+            f"{ratio(row.vs_baseline)} ({row.baseline or '-'})",
+            row.peer or "-",
+            ratio(row.vs_peer),
+        )
     console.print(table)
     failed = failures(results)
     if failed:

@@ -18,17 +18,22 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # files only: the report must work without a display
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from .cases import CASES  # noqa: E402
-from .harness import Result  # noqa: E402
-from .progress import ratio, seconds  # noqa: E402
-from .store import Run, Store  # noqa: E402
-from .summary import Row, fastest, failures, speedup_over_baseline, summarize  # noqa: E402
+from .cases import CASES
+from .harness import Result
+from .progress import ratio, seconds
+from .store import Run, Store
+from .summary import Row, failures, fastest, speedup_over_baseline, summarize
 
 _STYLE = {"variant": ("-", "o"), "baseline": ("--", "s"), "peer": (":", "^")}
-_PHASES = (("upload", "#4c72b0"), ("kernel", "#dd8452"), ("download", "#55a868"),
-           ("other", "#8172b3"), ("host", "#bbbbbb"))
+_PHASES = (
+    ("upload", "#4c72b0"),
+    ("kernel", "#dd8452"),
+    ("download", "#55a868"),
+    ("other", "#8172b3"),
+    ("host", "#bbbbbb"),
+)
 
 
 def _slug(text: str) -> str:
@@ -65,8 +70,7 @@ def time_chart(results: Sequence[Result], title: str, path: Path) -> str | None:
         med = [r.e2e or 0.0 for r in rs]
         low = [m - (r.e2e_min or m) for m, r in zip(med, rs)]
         high = [(r.e2e_max or m) - m for m, r in zip(med, rs)]
-        ax.errorbar(sizes, med, yerr=[low, high], linestyle=line, marker=marker, markersize=4,
-                    capsize=2, label=label)
+        ax.errorbar(sizes, med, yerr=[low, high], linestyle=line, marker=marker, markersize=4, capsize=2, label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     case = CASES.get(results[0].family)
@@ -108,18 +112,17 @@ def _phase(r: Result, phase: str) -> float:
     return float(value) if value is not None else 0.0
 
 
-def speedup_chart(results: Sequence[Result], everything: Sequence[Result], title: str,
-                  path: Path) -> str | None:
+def speedup_chart(results: Sequence[Result], everything: Sequence[Result], title: str, path: Path) -> str | None:
     """Each variant's speedup over the CPU baseline and over the best peer, against size."""
     variants = _series([r for r in results if r.kind == "variant"])
     curves: list[tuple[str, str, list[int], list[float]]] = []
     for label, rs in variants.items():
-        base = [(r.size, speedup_over_baseline(r, everything)) for r in rs]
-        base = [(s, v) for s, v in base if v]
+        found = [(r.size, speedup_over_baseline(r, everything)) for r in rs]
+        base = [(s, v) for s, v in found if v]
         if base:
             curves.append(("CPU baseline", label, [s for s, _ in base], [v for _, v in base]))
-        peer = [(r.size, _over_peer(r, everything)) for r in rs]
-        peer = [(s, v) for s, v in peer if v]
+        over = [(r.size, _over_peer(r, everything)) for r in rs]
+        peer = [(s, v) for s, v in over if v]
         if peer:
             curves.append(("best peer", label, [s for s, _ in peer], [v for _, v in peer]))
     if not curves:
@@ -141,8 +144,7 @@ def speedup_chart(results: Sequence[Result], everything: Sequence[Result], title
 
 
 def _over_peer(result: Result, everything: Sequence[Result]) -> float | None:
-    peer = fastest(r for r in everything if r.kind == "peer" and r.family == result.family
-                   and r.size == result.size)
+    peer = fastest(r for r in everything if r.kind == "peer" and r.family == result.family and r.size == result.size)
     return (peer.e2e or 0.0) / result.e2e if peer and result.e2e else None
 
 
@@ -152,8 +154,13 @@ def comparison_chart(family: str, runs: Sequence[tuple[Run, list[Result]]], path
     drawn = False
     for run, results in runs:
         for row_device, rows in _by_device([r for r in summarize(results) if r.family == family]).items():
-            ax.plot([r.size for r in rows], [r.seconds for r in rows], marker="o", markersize=4,
-                    label=f"run {run.id}: {row_device}")
+            ax.plot(
+                [r.size for r in rows],
+                [r.seconds for r in rows],
+                marker="o",
+                markersize=4,
+                label=f"run {run.id}: {row_device}",
+            )
             drawn = True
     if not drawn:
         plt.close(fig)
@@ -178,8 +185,22 @@ def _by_device(rows: Sequence[Row]) -> dict[str, list[Row]]:
 # tables ---------------------------------------------------------------------------------------
 
 _RESULT_COLUMNS = [f.name for f in fields(Result) if f.name != "samples"]
-_SUMMARY_COLUMNS = ["run", "family", "device", "size", "best", "seconds", "figure", "metric",
-                    "baseline", "baseline_seconds", "vs_baseline", "peer", "peer_seconds", "vs_peer"]
+_SUMMARY_COLUMNS = [
+    "run",
+    "family",
+    "device",
+    "size",
+    "best",
+    "seconds",
+    "figure",
+    "metric",
+    "baseline",
+    "baseline_seconds",
+    "vs_baseline",
+    "peer",
+    "peer_seconds",
+    "vs_peer",
+]
 
 
 def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -223,14 +244,21 @@ def _run_header(run: Run) -> str:
         ("run", f"{run.id}, {run.started} to {run.finished or '(unfinished)'}"),
         ("host", f"{run.host} ({run.cpu})"),
         ("command", run.command),
-        ("repetitions", f"{settings.get('reps')} measured after {settings.get('warmup')} warm-up "
-                        "(median, min, max; the first call's excess is compile time)"),
+        (
+            "repetitions",
+            f"{settings.get('reps')} measured after {settings.get('warmup')} warm-up "
+            "(median, min, max; the first call's excess is compile time)",
+        ),
         ("versions", ", ".join(f"{k} {v}" for k, v in run.versions.items())),
     ]
     meta += [(f"sizes: {family}", ", ".join(str(s) for s in values)) for family, values in sizes.items()]
     devices = [[d["id"], d["name"], d["type"], d["platform"], d["driver"]] for d in run.devices]
-    parts = [f"<h2>Run {run.id}</h2>", _table(["", ""], meta),
-             "<h3>Devices</h3>", _table(["id", "name", "type", "platform", "driver"], devices)]
+    parts = [
+        f"<h2>Run {run.id}</h2>",
+        _table(["", ""], meta),
+        "<h3>Devices</h3>",
+        _table(["id", "name", "type", "platform", "driver"], devices),
+    ]
     return "".join(parts)
 
 
@@ -247,9 +275,11 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
         runs = [latest]
     loaded = [(run, store.results(run.id)) for run in runs]
 
-    body: list[str] = [f"<h1>parskel benchmark report</h1><p>Runs {', '.join(str(r.id) for r in runs)} "
-                       f"from {_e(store.path)}. Times are end to end: host arrays in, host arrays out. "
-                       "Charts are log-log; bars span the fastest and slowest repetition.</p>"]
+    body: list[str] = [
+        f"<h1>parskel benchmark report</h1><p>Runs {', '.join(str(r.id) for r in runs)} "
+        f"from {_e(store.path)}. Times are end to end: host arrays in, host arrays out. "
+        "Charts are log-log; bars span the fastest and slowest repetition.</p>"
+    ]
     summary_rows: list[list[object]] = []
     result_rows: list[list[object]] = []
     for run, results in loaded:
@@ -258,15 +288,38 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
         summary_rows += [[run.id] + [row.as_dict()[c] for c in _SUMMARY_COLUMNS[1:]] for row in rows]
         result_rows += [[run.id] + [getattr(r, c) for c in _RESULT_COLUMNS] for r in results]
         body.append("<h3>Best variant per size</h3>")
-        body.append(_table(
-            ["family", "device", "size", "best variant", "time", "figure", "CPU baseline", "vs baseline",
-             "best peer", "vs peer"],
-            [[r.family, r.device, r.size, r.best, seconds(r.seconds),
-              "-" if r.figure is None else f"{r.figure:.3g} {r.metric}",
-              f"{r.baseline or '-'} {seconds(r.baseline_seconds)}", ratio(r.vs_baseline),
-              f"{r.peer or '-'} {seconds(r.peer_seconds)}", ratio(r.vs_peer)] for r in rows],
-            numeric={2, 4, 5, 7, 9},
-        ))
+        body.append(
+            _table(
+                [
+                    "family",
+                    "device",
+                    "size",
+                    "best variant",
+                    "time",
+                    "figure",
+                    "CPU baseline",
+                    "vs baseline",
+                    "best peer",
+                    "vs peer",
+                ],
+                [
+                    [
+                        r.family,
+                        r.device,
+                        r.size,
+                        r.best,
+                        seconds(r.seconds),
+                        "-" if r.figure is None else f"{r.figure:.3g} {r.metric}",
+                        f"{r.baseline or '-'} {seconds(r.baseline_seconds)}",
+                        ratio(r.vs_baseline),
+                        f"{r.peer or '-'} {seconds(r.peer_seconds)}",
+                        ratio(r.vs_peer),
+                    ]
+                    for r in rows
+                ],
+                numeric={2, 4, 5, 7, 9},
+            )
+        )
         for family in dict.fromkeys(r.family for r in results):
             body.append(_family_section(folder, run, family, [r for r in results if r.family == family], results))
         if run.notes:
@@ -280,16 +333,20 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
 
     results_csv = _write_csv(folder / "results.csv", ["run"] + _RESULT_COLUMNS, result_rows)
     summary_csv = _write_csv(folder / "summary.csv", _SUMMARY_COLUMNS, summary_rows)
-    body.append(f'<p>Tables: <a href="{results_csv}">{results_csv}</a> (every measurement), '
-                f'<a href="{summary_csv}">{summary_csv}</a> (best variant per size).</p>')
+    body.append(
+        f'<p>Tables: <a href="{results_csv}">{results_csv}</a> (every measurement), '
+        f'<a href="{summary_csv}">{summary_csv}</a> (best variant per size).</p>'
+    )
     page = folder / "index.html"
-    page.write_text("<!doctype html><html><head><meta charset=utf-8><title>parskel benchmarks</title>"
-                    f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>", encoding="utf-8")
+    page.write_text(
+        "<!doctype html><html><head><meta charset=utf-8><title>parskel benchmarks</title>"
+        f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>",
+        encoding="utf-8",
+    )
     return page
 
 
-def _family_section(folder: Path, run: Run, family: str, results: list[Result],
-                    everything: Sequence[Result]) -> str:
+def _family_section(folder: Path, run: Run, family: str, results: list[Result], everything: Sequence[Result]) -> str:
     case = CASES.get(family)
     parts = [f"<h3>{_e(family)}</h3>"]
     if case:
@@ -300,18 +357,27 @@ def _family_section(folder: Path, run: Run, family: str, results: list[Result],
         mine = [r for r in results if r.kind == "variant" and r.where == device] + others
         stem = f"run{run.id}-{_slug(family)}-{_slug(device)}"
         title = f"{family} on {device}"
-        for chart in (time_chart(mine, title, folder / f"{stem}-time.png"),
-                      split_chart(mine, f"{title}: where the time goes", folder / f"{stem}-split.png"),
-                      speedup_chart(mine, everything, title, folder / f"{stem}-speedup.png")):
+        for chart in (
+            time_chart(mine, title, folder / f"{stem}-time.png"),
+            split_chart(mine, f"{title}: where the time goes", folder / f"{stem}-split.png"),
+            speedup_chart(mine, everything, title, folder / f"{stem}-speedup.png"),
+        ):
             if chart:
                 parts.append(f'<img src="{chart}" alt="{_e(chart)}">')
     bad = failures(results)
     if bad:
         parts.append("<p class=bad>Failures (recorded without a time):</p>")
-        parts.append(_table(["subject", "where", "size", "status", "message"],
-                            [[r.subject, r.where, r.size, r.status, r.message] for r in bad]))
+        parts.append(
+            _table(
+                ["subject", "where", "size", "status", "message"],
+                [[r.subject, r.where, r.size, r.status, r.message] for r in bad],
+            )
+        )
     skipped = [r for r in results if r.status == "skipped"]
     if skipped:
-        parts.append("<p class=note>Skipped: " + _e("; ".join(
-            sorted({f"{r.subject} on {r.where}: {r.message}" for r in skipped}))) + "</p>")
+        parts.append(
+            "<p class=note>Skipped: "
+            + _e("; ".join(sorted({f"{r.subject} on {r.where}: {r.message}" for r in skipped})))
+            + "</p>"
+        )
     return "".join(parts)

@@ -13,7 +13,7 @@ import sqlite3
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -93,7 +93,7 @@ def versions() -> dict[str, str]:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+    return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
 
 
 class Store:
@@ -121,14 +121,30 @@ class Store:
         with self._db:
             cur = self._db.execute(
                 "INSERT INTO runs (started, host, cpu, command, versions, settings) VALUES (?, ?, ?, ?, ?, ?)",
-                (_now(), socket.gethostname(), platform.processor() or platform.machine(), command,
-                 json.dumps(versions()), json.dumps(settings, default=list)),
+                (
+                    _now(),
+                    socket.gethostname(),
+                    platform.processor() or platform.machine(),
+                    command,
+                    json.dumps(versions()),
+                    json.dumps(settings, default=list),
+                ),
             )
             run_id = int(cur.lastrowid or 0)
             self._db.executemany(
                 "INSERT INTO devices VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, d.id, d.name, d.type, f"{d.info.platform} ({d.info.platform_version})",
-                  d.info.driver_version, json.dumps(d.info.as_dict())) for d in devices],
+                [
+                    (
+                        run_id,
+                        d.id,
+                        d.name,
+                        d.type,
+                        f"{d.info.platform} ({d.info.platform_version})",
+                        d.info.driver_version,
+                        json.dumps(d.info.as_dict()),
+                    )
+                    for d in devices
+                ],
             )
         return run_id
 
@@ -144,8 +160,9 @@ class Store:
 
     def finish(self, run_id: int, notes: Sequence[str]) -> None:
         with self._db:
-            self._db.execute("UPDATE runs SET finished = ?, notes = ? WHERE id = ?",
-                             (_now(), json.dumps(list(notes)), run_id))
+            self._db.execute(
+                "UPDATE runs SET finished = ?, notes = ? WHERE id = ?", (_now(), json.dumps(list(notes)), run_id)
+            )
 
     # reading -------------------------------------------------------------------------------
     def runs(self) -> list[Run]:
@@ -167,10 +184,17 @@ class Store:
     def _run(self, row: sqlite3.Row) -> Run:
         devs = self._db.execute("SELECT * FROM devices WHERE run_id = ? ORDER BY id", (row["id"],)).fetchall()
         return Run(
-            id=row["id"], started=row["started"], finished=row["finished"], host=row["host"],
-            cpu=row["cpu"], command=row["command"], versions=json.loads(row["versions"]),
-            settings=json.loads(row["settings"]), notes=json.loads(row["notes"]),
-            devices=[{k: d[k] for k in d.keys() if k != "run_id"} for d in devs],
+            id=row["id"],
+            started=row["started"],
+            finished=row["finished"],
+            host=row["host"],
+            cpu=row["cpu"],
+            command=row["command"],
+            versions=json.loads(row["versions"]),
+            settings=json.loads(row["settings"]),
+            notes=json.loads(row["notes"]),
+            # a sqlite3.Row iterates its values: its keys() are the column names
+            devices=[{k: d[k] for k in d.keys() if k != "run_id"} for d in devs],  # noqa: SIM118
         )
 
     def results(self, run_id: int) -> list[Result]:

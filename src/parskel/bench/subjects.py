@@ -20,8 +20,9 @@ def _args(family: str, inputs: Inputs) -> tuple[tuple[Any, ...], dict[str, Any]]
     return inputs, {}
 
 
-def _recorded(device: Device, run: Callable[..., Any], family: str,
-              params: dict[str, int]) -> Callable[[Inputs], tuple[Any, Timing]]:
+def _recorded(
+    device: Device, run: Callable[..., Any], family: str, params: dict[str, int]
+) -> Callable[[Inputs], tuple[Any, Timing]]:
     def call(inputs: Inputs) -> tuple[Any, Timing]:
         args, kwargs = _args(family, inputs)
         with device.record() as rec:
@@ -31,8 +32,7 @@ def _recorded(device: Device, run: Callable[..., Any], family: str,
     return call
 
 
-def variant_subjects(family: str, device: Device, wanted: set[str] | None,
-                     notes: list[str]) -> list[Subject]:
+def variant_subjects(family: str, device: Device, wanted: set[str] | None, notes: list[str]) -> list[Subject]:
     """Every registered variant of ``family`` that ``device`` can run (and ``wanted`` names)."""
     from ..algorithms import registry
 
@@ -50,8 +50,9 @@ def variant_subjects(family: str, device: Device, wanted: set[str] | None,
             notes.append(f"{family}/{variant.name} skipped on {device.id}: {'; '.join(unmet)}")
             continue
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
-        subjects.append(Subject(family, variant.name, "variant", device.id,
-                                _recorded(device, variant.run, family, params), shown))
+        subjects.append(
+            Subject(family, variant.name, "variant", device.id, _recorded(device, variant.run, family, params), shown)
+        )
     return subjects
 
 
@@ -62,8 +63,9 @@ _FADD = "float add(float a, float b) { return a + b; }"
 _IADD = "int add(int a, int b) { return a + b; }"
 
 
-def _skeleton(device: Device, make: Callable[[Any], Any],
-              apply: Callable[[Any, Any, np.ndarray], Any]) -> Callable[[Inputs], tuple[Any, Timing]]:
+def _skeleton(
+    device: Device, make: Callable[[Any], Any], apply: Callable[[Any, Any, np.ndarray], Any]
+) -> Callable[[Inputs], tuple[Any, Timing]]:
     """A timed call that builds the skeleton on first use (so its compile lands in the first call)."""
     import parskel as ps
 
@@ -85,12 +87,13 @@ def _scan_values(ps: Any, skeleton: Any, x: np.ndarray) -> np.ndarray:
 
 
 _SKELETONS: dict[str, tuple[str, Callable[[Any], Any], Callable[[Any, Any, np.ndarray], Any]]] = {
-    "reduce": ("Reduce", lambda ps: ps.Reduce(_FADD, identity=0),
-               lambda ps, s, x: s(ps.Vector(x, copy=False))),
-    "skeletons.map": ("Map", lambda ps: ps.Map(_SQUARE),
-                      lambda ps, s, x: s(ps.Vector(x, copy=False)).numpy()),
-    "skeletons.mapreduce": ("MapReduce", lambda ps: ps.MapReduce(_SQUARE, _FADD, identity=0),
-                            lambda ps, s, x: s(ps.Vector(x, copy=False))),
+    "reduce": ("Reduce", lambda ps: ps.Reduce(_FADD, identity=0), lambda ps, s, x: s(ps.Vector(x, copy=False))),
+    "skeletons.map": ("Map", lambda ps: ps.Map(_SQUARE), lambda ps, s, x: s(ps.Vector(x, copy=False)).numpy()),
+    "skeletons.mapreduce": (
+        "MapReduce",
+        lambda ps: ps.MapReduce(_SQUARE, _FADD, identity=0),
+        lambda ps, s, x: s(ps.Vector(x, copy=False)),
+    ),
     "skeletons.scan": ("Scan", lambda ps: ps.Scan(_IADD, identity=0, inclusive=False), _scan_values),
 }
 
@@ -107,8 +110,7 @@ def variant_names(family: str) -> list[str]:
         return []
 
 
-def skeleton_subjects(family: str, device: Device, wanted: set[str] | None,
-                      notes: list[str]) -> list[Subject]:
+def skeleton_subjects(family: str, device: Device, wanted: set[str] | None, notes: list[str]) -> list[Subject]:
     """The skeleton timed by ``family`` on ``device``, or a note when parskel has none yet."""
     if family not in _SKELETONS:
         return []

@@ -51,8 +51,7 @@ def fastest(results: Iterable[Result]) -> Result | None:
 
 def speedup_over_baseline(result: Result, results: Sequence[Result]) -> float | None:
     """The CPU baseline's time at ``result``'s size over ``result``'s time."""
-    base = fastest(r for r in results if r.kind == "baseline" and r.family == result.family
-                   and r.size == result.size)
+    base = fastest(r for r in results if r.kind == "baseline" and r.family == result.family and r.size == result.size)
     if base is None or not result.e2e:
         return None
     return (base.e2e or 0.0) / result.e2e
@@ -69,12 +68,21 @@ def summarize(results: Sequence[Result]) -> list[Row]:
             continue
         base = fastest(r for r in here if r.kind == "baseline")
         peer = fastest(r for r in here if r.kind == "peer")
-        rows.append(Row(
-            family=family, device=device, size=size, best=best.subject, seconds=best.e2e or 0.0,
-            figure=best.figure, metric=best.metric,
-            baseline=base.subject if base else None, baseline_seconds=base.e2e if base else None,
-            peer=f"{peer.subject}@{peer.where}" if peer else None, peer_seconds=peer.e2e if peer else None,
-        ))
+        rows.append(
+            Row(
+                family=family,
+                device=device,
+                size=size,
+                best=best.subject,
+                seconds=best.e2e or 0.0,
+                figure=best.figure,
+                metric=best.metric,
+                baseline=base.subject if base else None,
+                baseline_seconds=base.e2e if base else None,
+                peer=f"{peer.subject}@{peer.where}" if peer else None,
+                peer_seconds=peer.e2e if peer else None,
+            )
+        )
     return rows
 
 

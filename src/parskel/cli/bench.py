@@ -71,25 +71,45 @@ def cmd_bench(args: argparse.Namespace) -> int:
         known = {name for family in settings.families for name in variant_names(family)}
         missing = sorted(wanted - known)
         if missing:
-            raise UsageError(f"--variants names {missing}, which {', '.join(groups)} does not have; "
-                             f"choose from {', '.join(sorted(known))}")
+            raise UsageError(
+                f"--variants names {missing}, which {', '.join(groups)} does not have; "
+                f"choose from {', '.join(sorted(known))}"
+            )
     settings = default_settings(
-        groups, full=args.full, sizes=sizes, reps=args.reps, warmup=args.warmup,
-        variants=wanted, peers=frozenset(peer_groups), budget=args.budget,
+        groups,
+        full=args.full,
+        sizes=sizes,
+        reps=args.reps,
+        warmup=args.warmup,
+        variants=wanted,
+        peers=frozenset(peer_groups),
+        budget=args.budget,
     )
     folder = _writable_folder(args.out)
     devs = chosen_devices(names(args.device))
     command = " ".join(["parskel", *(sys.argv[1:] if args.argv is None else args.argv)])
-    outcome = bench(devs, settings, out=folder, command=command, report=not args.no_report,
-                    console=Console(stderr=True, quiet=args.json))
+    outcome = bench(
+        devs,
+        settings,
+        out=folder,
+        command=command,
+        report=not args.no_report,
+        console=Console(stderr=True, quiet=args.json),
+    )
     if args.json:
-        print(json.dumps({
-            "run": outcome.run_id, "database": str(outcome.database),
-            "report": str(outcome.report) if outcome.report else None,
-            "notes": outcome.notes,
-            "summary": [row.as_dict() for row in outcome.rows],
-            "results": [r.as_dict() for r in outcome.results],
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "run": outcome.run_id,
+                    "database": str(outcome.database),
+                    "report": str(outcome.report) if outcome.report else None,
+                    "notes": outcome.notes,
+                    "summary": [row.as_dict() for row in outcome.rows],
+                    "results": [r.as_dict() for r in outcome.results],
+                },
+                indent=2,
+            )
+        )
     return 0
 
 
@@ -110,40 +130,54 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="time every variant, CPU baseline and peer; store and report",
-                       epilog=BENCH_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description="Sweep sizes for each family, timing every parskel variant, the CPU "
-                       "baselines and the peers (NumPy, PyOpenCL, CuPy, PyTorch) in one run; check every "
-                       "result; store the run in OUT/results.sqlite and write OUT/report/.")
-    p.add_argument("families", nargs="*", metavar="FAMILY",
-                   help="matmul, scan, sort, reduce, skeletons or all (default: all)")
-    p.add_argument("--device", action="append",
-                   help="device id or name fragment; repeatable or a comma list; 'all' for every device")
-    p.add_argument("--sizes", action="append", type=size_option, metavar="SIZES",
-                   help="sizes, see below; repeatable")
+    p = sub.add_parser(
+        "bench",
+        help="time every variant, CPU baseline and peer; store and report",
+        epilog=BENCH_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Sweep sizes for each family, timing every parskel variant, the CPU "
+        "baselines and the peers (NumPy, PyOpenCL, CuPy, PyTorch) in one run; check every "
+        "result; store the run in OUT/results.sqlite and write OUT/report/.",
+    )
+    p.add_argument(
+        "families", nargs="*", metavar="FAMILY", help="matmul, scan, sort, reduce, skeletons or all (default: all)"
+    )
+    p.add_argument(
+        "--device",
+        action="append",
+        help="device id or name fragment; repeatable or a comma list; 'all' for every device",
+    )
+    p.add_argument("--sizes", action="append", type=size_option, metavar="SIZES", help="sizes, see below; repeatable")
     p.add_argument("--variants", action="append", help="only these parskel variants (comma list)")
     p.add_argument("--peers", help="peer groups: cpu,numpy,pyopencl,cupy,torch, all or none (default all)")
     p.add_argument("--reps", type=positive_int, help="measured repetitions (quick 3, full 10)")
-    p.add_argument("--warmup", type=positive_int,
-                   help="warm-up calls before them, at least 1 (quick 1, full 2)")
+    p.add_argument("--warmup", type=positive_int, help="warm-up calls before them, at least 1 (quick 1, full 2)")
     p.add_argument("--out", default="bench-results", help="results folder (default ./bench-results)")
     preset = p.add_mutually_exclusive_group()
     preset.add_argument("--quick", action="store_true", help="small sizes, 3 repetitions (the default)")
     preset.add_argument("--full", action="store_true", help="SPEC sizes: matrix edge to 4000, 2^26 elements")
-    p.add_argument("--budget", type=seconds, metavar="SECONDS",
-                   help="stop a subject before a size whose measurement (compile, warm-ups, repetitions) "
-                   "would take longer (quick 6, full 120; 0: no limit)")
+    p.add_argument(
+        "--budget",
+        type=seconds,
+        metavar="SECONDS",
+        help="stop a subject before a size whose measurement (compile, warm-ups, repetitions) "
+        "would take longer (quick 6, full 120; 0: no limit)",
+    )
     p.add_argument("--no-report", action="store_true", help="store the results but write no report")
     p.add_argument("--json", action="store_true", help="print the results as JSON on stdout (no display)")
     p.set_defaults(handler=cmd_bench, argv=None)
 
-    p = sub.add_parser("report", help="write the HTML/PNG/CSV report of stored runs",
-                       epilog=REPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description="Write OUT/report/index.html with charts (PNG) and tables (CSV) "
-                       "from OUT/results.sqlite.")
+    p = sub.add_parser(
+        "report",
+        help="write the HTML/PNG/CSV report of stored runs",
+        epilog=REPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Write OUT/report/index.html with charts (PNG) and tables (CSV) from OUT/results.sqlite.",
+    )
     p.add_argument("--out", default="bench-results", help="results folder (default ./bench-results)")
     p.add_argument("--db", help="the SQLite file (default OUT/results.sqlite)")
-    p.add_argument("--run", dest="runs", type=positive_int, action="append",
-                   help="run id; repeatable (default: the latest)")
+    p.add_argument(
+        "--run", dest="runs", type=positive_int, action="append", help="run id; repeatable (default: the latest)"
+    )
     p.add_argument("--all-runs", action="store_true", help="every stored run, compared")
     p.set_defaults(handler=cmd_report)

@@ -43,8 +43,9 @@ def parse_sizes(text: str) -> tuple[int, ...]:
             continue
         last, factor = _number(high), _number(step) if step else 2
         if factor < 2 or first < 1 or last < first:
-            raise argparse.ArgumentTypeError(f"bad size range {part!r}: write LOW..HIGH[:FACTOR], "
-                                             "1 <= LOW <= HIGH, FACTOR >= 2")
+            raise argparse.ArgumentTypeError(
+                f"bad size range {part!r}: write LOW..HIGH[:FACTOR], 1 <= LOW <= HIGH, FACTOR >= 2"
+            )
         while first <= last:
             sizes.append(first)
             first *= factor
@@ -99,7 +100,8 @@ def chosen_devices(specs: list[str]) -> list[Device]:
     if specs == ["all"]:
         return devices()
     chosen: list[Device] = []
-    for spec in specs or [None]:
+    wanted: list[str | None] = list(specs) or [None]
+    for spec in wanted:
         dev = select_device(spec)
         if dev not in chosen:
             chosen.append(dev)

@@ -6,7 +6,8 @@ import argparse
 import json
 
 from ..runtime import Device, DeviceInfo, devices, find, unavailable, unusable
-from ..runtime.selection import default_device, device as select_device
+from ..runtime.selection import default_device
+from ..runtime.selection import device as select_device
 from .common import human_bytes, table
 
 
@@ -22,8 +23,18 @@ def cmd_devices(args: argparse.Namespace) -> int:
         rows = [["", "id", "type", "name", "platform", "CUs", "memory", "max WG"]]
         for d in found:
             i = d.info
-            rows.append(["*" if d.id == default else "", i.id, i.type, i.name, i.platform,
-                         str(i.compute_units), human_bytes(i.global_mem_bytes), str(i.max_work_group_size)])
+            rows.append(
+                [
+                    "*" if d.id == default else "",
+                    i.id,
+                    i.type,
+                    i.name,
+                    i.platform,
+                    str(i.compute_units),
+                    human_bytes(i.global_mem_bytes),
+                    str(i.max_work_group_size),
+                ]
+            )
         print(table(rows))
     for name, why in unavailable():
         print(f"\n{name}: not available ({why})")
@@ -84,15 +95,22 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("devices", help="list every device", epilog="example: parskel devices --json",
-                       description="List every device of every backend; * marks the default. Backends "
-                       "that cannot be used here, and devices that cannot run kernels, are listed with the reason.")
+    p = sub.add_parser(
+        "devices",
+        help="list every device",
+        epilog="example: parskel devices --json",
+        description="List every device of every backend; * marks the default. Backends "
+        "that cannot be used here, and devices that cannot run kernels, are listed with the reason.",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(handler=cmd_devices)
 
-    p = sub.add_parser("info", help="everything known about one device",
-                       epilog="examples: parskel info; parskel info nvidia; parskel info opencl:0:0 --json",
-                       description="Show everything parskel knows about one device.")
+    p = sub.add_parser(
+        "info",
+        help="everything known about one device",
+        epilog="examples: parskel info; parskel info nvidia; parskel info opencl:0:0 --json",
+        description="Show everything parskel knows about one device.",
+    )
     p.add_argument("device", nargs="?", help="id or name fragment (default: the default device)")
     p.add_argument("--device", dest="option_device", help="same as the positional argument")
     p.add_argument("--json", action="store_true", help="print JSON")

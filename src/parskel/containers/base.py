@@ -18,7 +18,8 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..errors import DTypeError, ShapeError
-from ..runtime import Buffer, Device, device as select_device
+from ..runtime import Buffer, Device
+from ..runtime import device as select_device
 from ..runtime.cuda import as_cupy, is_device_array
 from .structs import element_c_type
 
@@ -28,12 +29,32 @@ class Container:
 
     ndim: int = 0
 
-    __slots__ = ("_shape", "_size", "_dtype", "_device", "_host", "_buffer", "_host_valid",
-                 "_device_valid", "_c_type", "_borrowed")
+    # None until the side exists: a container made on the device has no host array yet
+    _host: np.ndarray | None
+    _buffer: Buffer | None
 
-    def __init__(self, data: Any = None, *, dtype: DTypeLike | None = None,
-                 shape: tuple[int, ...] | None = None, device: Device | str | None = None,
-                 copy: bool = True) -> None:
+    __slots__ = (
+        "_borrowed",
+        "_buffer",
+        "_c_type",
+        "_device",
+        "_device_valid",
+        "_dtype",
+        "_host",
+        "_host_valid",
+        "_shape",
+        "_size",
+    )
+
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        dtype: DTypeLike | None = None,
+        shape: tuple[int, ...] | None = None,
+        device: Device | str | None = None,
+        copy: bool = True,
+    ) -> None:
         """``copy=False`` borrows ``data`` (a C-contiguous NumPy array of the right dtype)
         instead of copying it: parskel never writes into a borrowed array, and the caller must
         not either while the container uses it (or must call :meth:`mark_host_modified`).
@@ -87,11 +108,11 @@ class Container:
         self._buffer = buffer
         self._device_valid = True
 
-    def _checked_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
-        shape = tuple(int(s) for s in shape)
-        if len(shape) != self.ndim or any(s < 0 for s in shape):
-            raise ShapeError(f"{type(self).__name__} needs a {self.ndim}D shape, got {shape}")
-        return shape
+    def _checked_shape(self, shape: Any) -> tuple[int, ...]:
+        dims = shape_of(shape, f"{type(self).__name__} shape")
+        if len(dims) != self.ndim:
+            raise ShapeError(f"{type(self).__name__} needs a {self.ndim}D shape, got {shape!r}")
+        return dims
 
     def _setup(self, shape: tuple[int, ...], dtype: np.dtype, dev: Device) -> None:
         self._shape = shape
@@ -106,11 +127,9 @@ class Container:
         self._borrowed = False
 
     @classmethod
-    def empty(cls, shape: int | tuple[int, ...], dtype: DTypeLike, *,
-              device: Device | str | None = None) -> Container:
+    def empty(cls, shape: int | tuple[int, ...], dtype: DTypeLike, *, device: Device | str | None = None) -> Container:
         """A container whose contents live (uninitialised) on the device only."""
         self = cls.__new__(cls)
-        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         self._setup(self._checked_shape(shape), np.dtype(dtype), select_device(device))
         self._buffer = self._device.alloc(self.nbytes)
         self._device_valid = True
@@ -147,7 +166,10 @@ class Container:
 
     def __repr__(self) -> str:
         where = "+".join(side for side, ok in (("host", self._host_valid), ("device", self._device_valid)) if ok)
-        return f"{type(self).__name__}(shape={self._shape}, dtype={self._dtype}, device={self._device.id}, valid on {where})"
+        return (
+            f"{type(self).__name__}(shape={self._shape}, dtype={self._dtype}, "
+            f"device={self._device.id}, valid on {where})"
+        )
 
     # coherence ------------------------------------------------------------------------------
     def to_device(self) -> Buffer:
@@ -155,19 +177,23 @@ class Container:
         if self._buffer is None:
             self._buffer = self._device.alloc(self.nbytes)
         if not self._device_valid:
+            assert self._host is not None  # one side is always valid
             self._device.upload(self._buffer, self._host)
             self._device_valid = True
         return self._buffer
 
     def to_host(self) -> np.ndarray:
         """Download if the host copy is stale; returns the host array (read-only view)."""
+        host = self._host
         if not self._host_valid:
-            if self._host is None or self._borrowed:
-                self._host = np.empty(self._shape, dtype=self._dtype)
+            assert self._buffer is not None  # one side is always valid
+            if host is None or self._borrowed:
+                host = self._host = np.empty(self._shape, dtype=self._dtype)
                 self._borrowed = False
-            self._device.download(self._buffer, self._host)
+            self._device.download(self._buffer, host)
             self._host_valid = True
-        view = self._host.view()
+        assert host is not None
+        view = host.view()
         view.flags.writeable = False
         return view
 
@@ -179,8 +205,7 @@ class Container:
         """
         view = self.to_host()
         if writable:
-            self._own_host()
-            view = self._host.view()
+            view = self._own_host().view()
             self.mark_host_modified()
         return view
 
@@ -202,7 +227,17 @@ class Container:
         self._device_valid = True
         self._host_valid = False
 
-    def _written_on_device(self) -> None:
+    def output_buffer(self) -> Buffer:
+        """The device buffer for a kernel that writes every element, without uploading a stale
+        device copy first; call :meth:`mark_device_written` once the kernel is enqueued."""
+        if self._buffer is None:
+            self._buffer = self._device.alloc(self.nbytes)
+        return self._buffer
+
+    def mark_device_written(self) -> None:
+        """A command enqueued on the device wrote the buffer: the host copy is stale (no upload)."""
+        if self._buffer is None:
+            raise ShapeError(f"this {type(self).__name__} has no device buffer to have been written")
         self._device_valid = True
         self._host_valid = False
 
@@ -210,9 +245,10 @@ class Container:
     def _cuda_view(self) -> Any:
         """A CuPy array over the device buffer (no copy); only on a CUDA device."""
         if self._device.backend != "cuda":
-            raise AttributeError(f"this {type(self).__name__} lives on {self._device.id}, not in CUDA "
-                                 "memory; read it with numpy()")
-        return self._device.view(self.to_device(), self._shape, self._dtype)  # type: ignore[attr-defined]
+            raise AttributeError(
+                f"this {type(self).__name__} lives on {self._device.id}, not in CUDA memory; read it with numpy()"
+            )
+        return self._device.view(self.to_device(), self._shape, self._dtype)
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
@@ -225,8 +261,10 @@ class Container:
     def __dlpack__(self, **kwargs: Any) -> Any:
         """The device buffer as a DLPack capsule (CUDA devices only; no copy)."""
         if self._device.backend != "cuda":
-            raise BufferError(f"this {type(self).__name__} lives on {self._device.id}; DLPack export "
-                              "needs a CUDA device (read it with numpy())")
+            raise BufferError(
+                f"this {type(self).__name__} lives on {self._device.id}; DLPack export "
+                "needs a CUDA device (read it with numpy())"
+            )
         return self._cuda_view().__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> tuple[int, int]:
@@ -240,15 +278,34 @@ class Container:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self.to_host()
-        self._own_host()
-        self._host[key] = value
+        self._own_host()[key] = value
         self._device_valid = False
 
-    def _own_host(self) -> None:
-        """Copy a borrowed host array before the container writes to it."""
+    def _own_host(self) -> np.ndarray:
+        """The valid host array, copied first if it is borrowed (before the container writes to it)."""
+        self.to_host()
+        assert self._host is not None
         if self._borrowed:
             self._host = self._host.copy()
             self._borrowed = False
+        return self._host
+
+
+def shape_of(value: Any, what: str) -> tuple[int, ...]:
+    """A shape from a size or a sequence of sizes, each a non-negative whole number.
+
+    >>> shape_of(np.int64(4), "size"), shape_of([2, 3], "shape")
+    ((4,), (2, 3))
+    """
+    items = value if isinstance(value, (tuple, list)) else (value,)
+    dims = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
+            raise ShapeError(f"{what}: sizes are whole numbers, got {item!r} ({type(item).__name__})")
+        if item < 0:
+            raise ShapeError(f"{what}: sizes cannot be negative, got {item}")
+        dims.append(int(item))
+    return tuple(dims)
 
 
 def _borrowable(data: Any, dtype: DTypeLike | None) -> np.ndarray:

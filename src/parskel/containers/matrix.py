@@ -20,9 +20,15 @@ class Matrix(Container):
     ndim = 2
     __slots__ = ()
 
-    def __init__(self, data: Any = None, *, dtype: DTypeLike | None = None,
-                 shape: tuple[int, int] | None = None, device: Device | str | None = None,
-                 copy: bool = True) -> None:
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        dtype: DTypeLike | None = None,
+        shape: tuple[int, int] | None = None,
+        device: Device | str | None = None,
+        copy: bool = True,
+    ) -> None:
         super().__init__(data, dtype=dtype, shape=shape, device=device, copy=copy)
 
     @property

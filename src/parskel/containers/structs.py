@@ -9,21 +9,66 @@ so host and device agree byte for byte or the user hears about it before any dat
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import DTypeLike
 
 from ..errors import DTypeError
-from ..runtime import Device, Source, c_type as scalar_c_type
+from ..runtime import Device, Source
+from ..runtime import c_type as scalar_c_type
 
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
 _RESERVED = {
-    "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half",
-    "bool", "void", "size_t", "struct", "union", "typedef", "const", "if", "else", "for", "while",
-    "do", "return", "switch", "case", "default", "break", "continue", "sizeof", "signed",
-    "unsigned", "static", "inline", "kernel", "global", "local", "constant", "private", "ps_index",
+    "char",
+    "uchar",
+    "short",
+    "ushort",
+    "int",
+    "uint",
+    "long",
+    "ulong",
+    "float",
+    "double",
+    "half",
+    "bool",
+    "void",
+    "size_t",
+    "struct",
+    "union",
+    "typedef",
+    "const",
+    "if",
+    "else",
+    "for",
+    "while",
+    "do",
+    "return",
+    "switch",
+    "case",
+    "default",
+    "break",
+    "continue",
+    "sizeof",
+    "signed",
+    "unsigned",
+    "static",
+    "inline",
+    "kernel",
+    "global",
+    "local",
+    "constant",
+    "private",
+    "ps_index",
 }
+
+
+def _fields(dtype: np.dtype) -> list[tuple[str, np.dtype, int]]:
+    """(name, dtype, offset) of every field of a record dtype, in order."""
+    found: Mapping[str, Any] = dtype.fields or {}
+    return [(name, found[name][0], found[name][1]) for name in dtype.names or ()]
+
 
 _names: dict[np.dtype, str] = {}
 _dtypes: dict[str, np.dtype] = {}
@@ -40,7 +85,7 @@ def struct(name: str, fields: DTypeLike | Sequence[tuple]) -> np.dtype:
     """
     if not _IDENT.match(name) or name in _RESERVED or name.startswith("ps_"):
         raise DTypeError(f"{name!r} cannot be a C struct name (a free identifier, not a keyword or ps_*)")
-    dtype = fields if isinstance(fields, np.dtype) else np.dtype(fields, align=True)
+    dtype = fields if isinstance(fields, np.dtype) else np.dtype(fields, align=True)  # type: ignore[arg-type]
     if dtype.names is None:
         raise DTypeError(f"struct {name!r} needs a structured dtype with named fields, got {dtype}")
     _check_host_layout(name, dtype)
@@ -97,8 +142,8 @@ def _structs_in(dtype: np.dtype) -> list[np.dtype]:
     order: list[np.dtype] = []
 
     def visit(dt: np.dtype) -> None:
-        for field in dt.names or ():
-            base, _ = _field_base(dt.fields[field][0])
+        for _, fdtype, _ in _fields(dt):
+            base, _ = _field_base(fdtype)
             if base.names is not None:
                 visit(base)
         if dt not in order:
@@ -112,16 +157,15 @@ def _alignment(dtype: np.dtype) -> int:
     base, _ = _field_base(dtype)
     if base.names is None:
         return base.itemsize
-    return max((_alignment(base.fields[f][0]) for f in base.names), default=1)
+    return max((_alignment(fdtype) for _, fdtype, _ in _fields(base)), default=1)
 
 
 def _check_host_layout(name: str, dtype: np.dtype) -> None:
     """Refuse a record whose NumPy layout is not the natural C layout of its fields."""
     offset = 0
-    for field in dtype.names:
+    for field, fdtype, foffset in _fields(dtype):
         if not _IDENT.match(field) or field in _RESERVED:
             raise DTypeError(f"struct {name!r}: field name {field!r} is not a usable C identifier")
-        fdtype, foffset = dtype.fields[field][:2]
         base, _ = _field_base(fdtype)
         if base.names is None:
             scalar_c_type(base)
@@ -160,7 +204,7 @@ def struct_definitions(dtypes: Iterable[np.dtype]) -> str:
                     order.append(sub)
     blocks = []
     for dt in order:
-        body = "\n".join(_field_decl(f, dt.fields[f][0]) for f in dt.names)
+        body = "\n".join(_field_decl(f, fdtype) for f, fdtype, _ in _fields(dt))
         blocks.append(f"typedef struct {{\n{body}\n}} {struct_name(dt)};\n")
     return "".join(blocks)
 
@@ -177,20 +221,22 @@ def check_device_layout(dtype: np.dtype, device: Device) -> None:
     key = (name, device.id)
     if key in _checked:
         return
-    fields = list(dtype.names)
+    fields = [f for f, _, _ in _fields(dtype)]
     lines = [f"    out[0] = (ulong)sizeof({name});"]
     for k, field in enumerate(fields, start=1):
         lines.append(f"    out[{k}] = (ulong)((__global char *)&p->{field} - (__global char *)p);")
     body = "\n".join(lines)
-    text = (f"{struct_definitions([dtype])}\n"
-            f"__kernel void ps_layout(__global {name} *p, __global ulong *out)\n{{\n{body}\n}}\n")
+    text = (
+        f"{struct_definitions([dtype])}\n"
+        f"__kernel void ps_layout(__global {name} *p, __global ulong *out)\n{{\n{body}\n}}\n"
+    )
     program = device.build(Source.compose([(f"struct_{name}_layout.cl", text)]))
     probe = device.alloc(dtype.itemsize)
     out = device.alloc(8 * (len(fields) + 1))
     device.launch(program.kernel("ps_layout"), 1, 1, probe, out)
     got = np.empty(len(fields) + 1, dtype=np.uint64)
     device.download(out, got)
-    want = [dtype.itemsize] + [dtype.fields[f][1] for f in fields]
+    want = [dtype.itemsize] + [offset for _, _, offset in _fields(dtype)]
     if [int(g) for g in got] != want:
         raise DTypeError(
             f"struct {name!r} has a different layout on {device.id}: sizeof and offsets "

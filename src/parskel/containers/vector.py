@@ -20,7 +20,13 @@ class Vector(Container):
     ndim = 1
     __slots__ = ()
 
-    def __init__(self, data: Any = None, *, dtype: DTypeLike | None = None, size: int | None = None,
-                 device: Device | str | None = None, copy: bool = True) -> None:
-        super().__init__(data, dtype=dtype, shape=None if size is None else (size,), device=device,
-                         copy=copy)
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        dtype: DTypeLike | None = None,
+        size: int | None = None,
+        device: Device | str | None = None,
+        copy: bool = True,
+    ) -> None:
+        super().__init__(data, dtype=dtype, shape=None if size is None else (size,), device=device, copy=copy)

@@ -52,7 +52,7 @@ class DeviceInfo:
 class Buffer:
     """Device memory of ``nbytes`` bytes. ``handle`` is the backend's object."""
 
-    __slots__ = ("device", "nbytes", "handle")
+    __slots__ = ("device", "handle", "nbytes")
 
     def __init__(self, device: Device, nbytes: int, handle: Any) -> None:
         self.device = device
@@ -161,8 +161,9 @@ class Device(ABC):
         """Copy ``out.nbytes`` bytes from ``buffer`` at byte ``offset`` into ``out``; blocking by default."""
 
     @abstractmethod
-    def copy(self, dst: Buffer, src: Buffer, nbytes: int | None = None, *,
-             src_offset: int = 0, dst_offset: int = 0) -> Event:
+    def copy(
+        self, dst: Buffer, src: Buffer, nbytes: int | None = None, *, src_offset: int = 0, dst_offset: int = 0
+    ) -> Event:
         """Device-to-device copy of ``nbytes`` (default: all of ``src``)."""
 
     @abstractmethod
@@ -261,6 +262,7 @@ class Backend(ABC):
 
 
 # checks shared by the backends, before anything is enqueued ------------------------------------
+
 
 def check_range(buffer: Buffer, offset: int, nbytes: int) -> None:
     """Refuse bytes ``offset .. offset + nbytes`` that are not all inside ``buffer``."""

@@ -8,7 +8,7 @@ from numpy.typing import DTypeLike
 from ..errors import DTypeError
 from .base import Device
 
-_C_TYPES = {
+_C_TYPES: dict[np.dtype, str] = {
     np.dtype(np.int8): "char",
     np.dtype(np.uint8): "uchar",
     np.dtype(np.int16): "short",

@@ -6,8 +6,9 @@ Built programs are kept per process here and on disk in CuPy's kernel cache
 (``CUPY_CACHE_DIR``, ``~/.cupy/kernel_cache`` by default).
 
 Buffers are CuPy memory (its pool). A copy between a buffer and a device array is timed as a
-device-side copy ("other" in a :class:`Timing`), not as an upload or download. All commands go to the legacy default stream, so they are
-ordered with what CuPy and PyTorch enqueue on theirs by default. Every copy is a
+device-side copy ("other" in a :class:`Timing`), not as an upload or download. All commands go
+to the legacy default stream, so they are ordered with what CuPy and PyTorch enqueue on theirs
+by default. Every copy is a
 ``cudaMemcpyDefault``: either side may be host memory or a device array (anything with
 ``__cuda_array_interface__``), so device arrays move without passing through the host.
 """
@@ -57,7 +58,7 @@ def _cp() -> Any:
 class CUDAEvent(Event):
     """A command between two CUDA events; keeps the host memory it reads or writes alive."""
 
-    __slots__ = ("kind", "label", "_start", "_end", "_keep")
+    __slots__ = ("_end", "_keep", "_start", "kind", "label")
 
     def __init__(self, kind: EventKind, label: str, start: Any, end: Any, keep: Any = None) -> None:
         self.kind = kind
@@ -104,7 +105,7 @@ class CUDAProgram(Program):
             try:
                 with self._device.active():
                     raw = self._module.get_function(name)
-                    raw.kernel
+                    _ = raw.kernel  # loads the module: a missing kernel fails here
             except Exception:
                 names = sorted(set(_KERNEL_NAME.findall(self.source.text)))
                 raise KeyError(f"{self.source.name} has no kernel {name!r}; it has {names}") from None
@@ -182,8 +183,9 @@ class CUDADevice(Device):
         kind: EventKind = "download" if isinstance(out, np.ndarray) else "copy"  # into a device array
         return self._memcpy(kind, pointer, _pointer(buffer) + offset, out.nbytes, out, wait)
 
-    def copy(self, dst: Buffer, src: Buffer, nbytes: int | None = None, *,
-             src_offset: int = 0, dst_offset: int = 0) -> Event:
+    def copy(
+        self, dst: Buffer, src: Buffer, nbytes: int | None = None, *, src_offset: int = 0, dst_offset: int = 0
+    ) -> Event:
         nbytes = src.nbytes - src_offset if nbytes is None else nbytes
         _check_buffer(self, src, src_offset, nbytes)
         _check_buffer(self, dst, dst_offset, nbytes)
@@ -209,8 +211,7 @@ class CUDADevice(Device):
                 view.fill(word[0])
             else:  # a record whose bytes differ: copy the pattern out once per element
                 tiled = np.tile(raw, nbytes // size)
-                cp.cuda.runtime.memcpyAsync(_pointer(buffer) + offset, tiled.ctypes.data, nbytes,
-                                            _MEMCPY_DEFAULT, 0)
+                cp.cuda.runtime.memcpyAsync(_pointer(buffer) + offset, tiled.ctypes.data, nbytes, _MEMCPY_DEFAULT, 0)
                 return self._end("fill", f"fill {nbytes} B", start, tiled)
             return self._end("fill", f"fill {nbytes} B", start)
 
@@ -227,8 +228,9 @@ class CUDADevice(Device):
             kind: EventKind = "upload" if isinstance(source, np.ndarray) else "copy"
             with self.active(kind):
                 start = self._begin()
-                _cp().cuda.runtime.memcpy2DAsync(_pointer(buffer), pcol * item, pointer, cols * item,
-                                                 cols * item, rows, _MEMCPY_DEFAULT, 0)
+                _cp().cuda.runtime.memcpy2DAsync(
+                    _pointer(buffer), pcol * item, pointer, cols * item, cols * item, rows, _MEMCPY_DEFAULT, 0
+                )
                 self._end(kind, f"{kind} {source.nbytes} B into {padded_shape}", start, source)
         return buffer
 
@@ -244,8 +246,9 @@ class CUDADevice(Device):
         kind: EventKind = "download" if isinstance(out, np.ndarray) else "copy"
         with self.active(kind):
             start = self._begin()
-            _cp().cuda.runtime.memcpy2DAsync(pointer, cols * item, _pointer(buffer), pcol * item,
-                                             cols * item, rows, _MEMCPY_DEFAULT, 0)
+            _cp().cuda.runtime.memcpy2DAsync(
+                pointer, cols * item, _pointer(buffer), pcol * item, cols * item, rows, _MEMCPY_DEFAULT, 0
+            )
             event = self._end(kind, f"{kind} {out.nbytes} B from {padded_shape}", start, out)
             event.wait()
         return event
@@ -289,7 +292,8 @@ class CUDADevice(Device):
     def launch(self, kernel: Kernel, global_size: Size, local_size: Size | None, *args: Any) -> Event:
         assert isinstance(kernel, CUDAKernel)
         gsize, lsize = check_launch(
-            global_size, local_size,
+            global_size,
+            local_size,
             max_work_group_size=min(kernel.max_work_group_size, self.info.max_work_group_size),
             max_work_item_sizes=self.info.max_work_item_sizes,
             kernel_name=kernel.name,
@@ -304,15 +308,14 @@ class CUDADevice(Device):
             )
         if 0 in gsize:
             return self._none("kernel", kernel.name)
-        grid = [g // l for g, l in zip(gsize, lsize)] + [1] * (3 - len(gsize))
+        grid = [g // loc for g, loc in zip(gsize, lsize)] + [1] * (3 - len(gsize))
         block = list(lsize) + [1] * (3 - len(lsize))
         pointers = np.array([v.ctypes.data for v in values], dtype=np.uintp)
         from cupy_backends.cuda.api import driver
 
         with self.active(kernel.name):
             start = self._begin()
-            driver.launchKernel(kernel.pointer, *grid, *block, 0, 0,
-                                pointers.ctypes.data if values else 0, 0)
+            driver.launchKernel(kernel.pointer, *grid, *block, 0, 0, pointers.ctypes.data if values else 0, 0)
             return self._end("kernel", kernel.name, start)
 
     def finish(self) -> None:
@@ -356,6 +359,7 @@ class CUDABackend(Backend):
 
 # device arrays -----------------------------------------------------------------------------
 
+
 def is_device_array(obj: Any) -> bool:
     """Whether ``obj`` is an array in CUDA device memory (CuPy, PyTorch on a GPU, Numba, ...)."""
     if hasattr(obj, "__cuda_array_interface__"):
@@ -383,6 +387,7 @@ def as_cupy(obj: Any) -> Any:
 
 
 # helpers ----------------------------------------------------------------------------------
+
 
 def _describe(index: int, runtime: Any) -> DeviceInfo:
     props = runtime.getDeviceProperties(index)
@@ -467,8 +472,10 @@ def _argument(device: CUDADevice, kernel: str, index: int, arg: Any) -> np.ndarr
     """The bytes of one kernel argument, in a host array that outlives the launch call."""
     if isinstance(arg, Buffer):
         if arg.device is not device:
-            raise LaunchError(f"kernel {kernel}, argument {index}: a buffer of {arg.device.id} "
-                              f"cannot be passed to a kernel on {device.id}")
+            raise LaunchError(
+                f"kernel {kernel}, argument {index}: a buffer of {arg.device.id} "
+                f"cannot be passed to a kernel on {device.id}"
+            )
         return np.array([_pointer(arg)], dtype=np.uint64)
     if isinstance(arg, Local):
         raise LaunchError(

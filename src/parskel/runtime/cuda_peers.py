@@ -93,7 +93,7 @@ def sort(keys: np.ndarray) -> tuple[np.ndarray, Timing]:
     return _timed((keys,), lambda d: _cupy().sort(d))
 
 
-def reduce_sum(x: np.ndarray) -> tuple[np.generic, Timing]:
+def reduce_sum(x: np.ndarray) -> tuple[Any, Timing]:
     """Sum with ``cupy.sum``."""
     total, timing = _timed((x,), lambda d: d.sum(dtype=d.dtype))
     return np.asarray(total)[()], timing

@@ -52,28 +52,25 @@ def check_launch(
         return gsize, None
     lsize = as_tuple(local_size)
     if len(lsize) != len(gsize):
-        raise LaunchError(
-            f"kernel {kernel_name}: local size {lsize} and global size {gsize} "
-            "have different dimensions"
-        )
+        raise LaunchError(f"kernel {kernel_name}: local size {lsize} and global size {gsize} have different dimensions")
     if any(d == 0 for d in lsize):
         raise LaunchError(f"kernel {kernel_name}: local size {lsize} has a zero dimension")
-    for dim, (l, limit) in enumerate(zip(lsize, max_work_item_sizes)):
-        if l > limit:
+    for dim, (loc, limit) in enumerate(zip(lsize, max_work_item_sizes)):
+        if loc > limit:
             raise LaunchError(
                 f"kernel {kernel_name}: local size {lsize} exceeds the device's limit "
                 f"of {limit} work-items in dimension {dim}"
             )
     items = 1
-    for l in lsize:
-        items *= l
+    for loc in lsize:
+        items *= loc
     if items > max_work_group_size:
         raise LaunchError(
             f"kernel {kernel_name}: a work-group of {items} work-items {lsize} exceeds the "
             f"limit of {max_work_group_size} for this kernel on this device"
         )
-    for g, l in zip(gsize, lsize):
-        if g % l:
+    for g, loc in zip(gsize, lsize):
+        if g % loc:
             raise LaunchError(
                 f"kernel {kernel_name}: global size {gsize} is not a multiple of local size "
                 f"{lsize}; round it up with round_to_multiple and guard the kernel"

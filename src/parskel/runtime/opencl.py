@@ -34,7 +34,7 @@ _LAUNCH_CODES = {"INVALID_WORK_GROUP_SIZE", "INVALID_WORK_ITEM_SIZE", "INVALID_G
 
 
 class OpenCLEvent(Event):
-    __slots__ = ("kind", "label", "_event")
+    __slots__ = ("_event", "kind", "label")
 
     def __init__(self, kind: EventKind, label: str, event: Any) -> None:
         self.kind = kind
@@ -104,7 +104,7 @@ class OpenCLDevice(Device):
 
     @property
     def context(self) -> Any:
-        self.queue
+        _ = self.queue  # creates the context with it
         return self._ctx
 
     # memory -------------------------------------------------------------------------------
@@ -135,16 +135,18 @@ class OpenCLDevice(Device):
             ev = cl.enqueue_copy(self.queue, out, buffer.handle, src_offset=offset, is_blocking=wait)
         return self._event("download", f"download {out.nbytes} B", ev)
 
-    def copy(self, dst: Buffer, src: Buffer, nbytes: int | None = None, *,
-             src_offset: int = 0, dst_offset: int = 0) -> Event:
+    def copy(
+        self, dst: Buffer, src: Buffer, nbytes: int | None = None, *, src_offset: int = 0, dst_offset: int = 0
+    ) -> Event:
         nbytes = src.nbytes - src_offset if nbytes is None else nbytes
         check_range(src, src_offset, nbytes)
         check_range(dst, dst_offset, nbytes)
         if nbytes == 0:
             return self._event("copy", "copy", None)
         with _translated(self):
-            ev = cl.enqueue_copy(self.queue, dst.handle, src.handle, byte_count=nbytes,
-                                 src_offset=src_offset, dst_offset=dst_offset)
+            ev = cl.enqueue_copy(
+                self.queue, dst.handle, src.handle, byte_count=nbytes, src_offset=src_offset, dst_offset=dst_offset
+            )
         return self._event("copy", f"copy {nbytes} B", ev)
 
     def fill(self, buffer: Buffer, value: np.generic, nbytes: int | None = None, *, offset: int = 0) -> Event:
@@ -167,9 +169,15 @@ class OpenCLDevice(Device):
         if rows and cols:
             with _translated(self):
                 ev = cl.enqueue_copy(
-                    self.queue, buffer.handle, host, buffer_origin=(0, 0), host_origin=(0, 0),
-                    region=(cols * item, rows), buffer_pitches=(pcol * item,),
-                    host_pitches=(cols * item,), is_blocking=False,
+                    self.queue,
+                    buffer.handle,
+                    host,
+                    buffer_origin=(0, 0),
+                    host_origin=(0, 0),
+                    region=(cols * item, rows),
+                    buffer_pitches=(pcol * item,),
+                    host_pitches=(cols * item,),
+                    is_blocking=False,
                 )
             self._event("upload", f"upload {host.nbytes} B into {padded_shape}", ev)
         return buffer
@@ -186,9 +194,15 @@ class OpenCLDevice(Device):
             return self._event("download", "download", None)
         with _translated(self):
             ev = cl.enqueue_copy(
-                self.queue, out, buffer.handle, buffer_origin=(0, 0), host_origin=(0, 0),
-                region=(cols * item, rows), buffer_pitches=(pcol * item,),
-                host_pitches=(cols * item,), is_blocking=True,
+                self.queue,
+                out,
+                buffer.handle,
+                buffer_origin=(0, 0),
+                host_origin=(0, 0),
+                region=(cols * item, rows),
+                buffer_pitches=(pcol * item,),
+                host_pitches=(cols * item,),
+                is_blocking=True,
             )
         return self._event("download", f"download {out.nbytes} B from {padded_shape}", ev)
 
@@ -211,7 +225,8 @@ class OpenCLDevice(Device):
     def launch(self, kernel: Kernel, global_size: Size, local_size: Size | None, *args: Any) -> Event:
         assert isinstance(kernel, OpenCLKernel)
         gsize, lsize = check_launch(
-            global_size, local_size,
+            global_size,
+            local_size,
             max_work_group_size=min(kernel.max_work_group_size, self.info.max_work_group_size),
             max_work_item_sizes=self.info.max_work_item_sizes,
             kernel_name=kernel.name,
@@ -293,10 +308,10 @@ class OpenCLBackend(Backend):
 
 # helpers ----------------------------------------------------------------------------------
 
+
 def _describe(device_id: str, platform: Any, dev: Any) -> DeviceInfo:
     dtype = dev.type
-    kind = ("gpu" if dtype & cl.device_type.GPU else
-            "cpu" if dtype & cl.device_type.CPU else "accelerator")
+    kind = "gpu" if dtype & cl.device_type.GPU else "cpu" if dtype & cl.device_type.CPU else "accelerator"
     widths = {}
     for name in ("char", "short", "int", "long", "float", "double", "half"):
         try:
@@ -329,8 +344,10 @@ def _describe(device_id: str, platform: Any, dev: Any) -> DeviceInfo:
 
 def _advice(why: str) -> str:
     if "unknown target CPU" in why:
-        return (f"its compiler does not know this CPU ({why.strip()}); install a newer PoCL, "
-                "e.g. Debian/Ubuntu's pocl-opencl-icd")
+        return (
+            f"its compiler does not know this CPU ({why.strip()}); install a newer PoCL, "
+            "e.g. Debian/Ubuntu's pocl-opencl-icd"
+        )
     return f"it cannot build a trivial kernel: {why.strip()}"
 
 
@@ -385,4 +402,3 @@ def _code_name(exc: Any) -> str:
         if not name.startswith("_") and getattr(cl.status_code, name) == code:
             return name
     return str(code)
-

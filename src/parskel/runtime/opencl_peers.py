@@ -107,8 +107,9 @@ def reduce_sum(device: Device, x: np.ndarray) -> tuple[np.generic, Timing]:
     ctype = dtype_to_ctype(x.dtype)
 
     def make(ctx: Any) -> Any:
-        return ReductionKernel(ctx, x.dtype, neutral="0", reduce_expr="a+b", map_expr="x[i]",
-                               arguments=f"__global const {ctype} *x")
+        return ReductionKernel(
+            ctx, x.dtype, neutral="0", reduce_expr="a+b", map_expr="x[i]", arguments=f"__global const {ctype} *x"
+        )
 
     knl = _cached(device, "sum", x.dtype, make)
 
@@ -125,8 +126,9 @@ def radix_sort(device: Device, keys: np.ndarray) -> tuple[np.ndarray, Timing]:
 
     def make(ctx: Any) -> Any:
         ctype = "uint" if keys.dtype == np.uint32 else "int"
-        return RadixSort(ctx, f"__global {ctype} *keys", key_expr="keys[i]",
-                         sort_arg_names=["keys"], key_dtype=keys.dtype)
+        return RadixSort(
+            ctx, f"__global {ctype} *keys", key_expr="keys[i]", sort_arg_names=["keys"], key_dtype=keys.dtype
+        )
 
     knl = _cached(device, "radix", keys.dtype, make)
 

@@ -29,6 +29,8 @@ _BACKEND_RANK = {"cuda": 0}
 
 def _rank(dev: Device) -> tuple[int, int]:
     return _RANK.get(dev.type, 3), _BACKEND_RANK.get(dev.backend, 1)
+
+
 _scoped: contextvars.ContextVar[Device | None] = contextvars.ContextVar("parskel_device", default=None)
 _found: list[Device] | None = None
 _backends: list[Backend] | None = None
@@ -99,8 +101,9 @@ def unavailable() -> list[tuple[str, str]]:
 
 
 def _unavailable_notes() -> list[str]:
-    return ([f"({name} unavailable: {why})" for name, why in unavailable()]
-            + [f"({name} unusable: {why})" for name, why in unusable()])
+    return [f"({name} unavailable: {why})" for name, why in unavailable()] + [
+        f"({name} unusable: {why})" for name, why in unusable()
+    ]
 
 
 def default_device() -> Device:

@@ -15,5 +15,16 @@ from .scan import Scan
 from .scatter import Gather, Scatter
 from .zip import Zip
 
-__all__ = ["AllPairs", "Gather", "Generate", "Map", "MapArray", "MapOverlap", "MapReduce", "Reduce", "Scan",
-           "Scatter", "Zip"]
+__all__ = [
+    "AllPairs",
+    "Gather",
+    "Generate",
+    "Map",
+    "MapArray",
+    "MapOverlap",
+    "MapReduce",
+    "Reduce",
+    "Scan",
+    "Scatter",
+    "Zip",
+]

@@ -5,7 +5,7 @@ SkelCL's AllPairs); with multiply and add it is matrix multiplication. Template
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -14,8 +14,17 @@ from ..containers.matrix import Matrix
 from ..errors import ShapeError
 from ..runtime import Buffer, Device, Kernel
 from .base import Skeleton
-from .codegen import (UserFunction, bind_extras, build, check_size, group_size, identity_buffer,
-                      identity_glue, launch_size, mark_written)
+from .codegen import (
+    UserFunction,
+    bind_extras,
+    build,
+    check_size,
+    group_size,
+    identity_buffer,
+    identity_glue,
+    launch_size,
+    mark_written,
+)
 from .reduce import operator
 
 TEMPLATE = "skeletons/all_pairs.cl"
@@ -53,18 +62,21 @@ class AllPairs(Skeleton):
     def _build(self, dev: Device, a: Container, b: Container) -> _Plan:
         self.zip.check_element(0, a.c_type, "A")
         self.zip.check_element(1, b.c_type, "B")
-        glue = (f"#define PS_T {self.op.return_type}\n#define PS_A_T {a.c_type}\n#define PS_B_T {b.c_type}\n"
-                f"#define PS_ZIP(a, b) {self.zip.call(['(a)', '(b)'], ['ps_row', 'ps_col', 'ps_l'], 'ps_z')}\n"
-                f"#define PS_OP(x, y) {self.op.call(['(x)', '(y)'], [], 'ps_x')}\n"
-                f"#define PS_EXTRA_PARAMS{self.zip.extra_params('ps_z')}{self.op.extra_params('ps_x')}\n"
-                + identity_glue(self.identity))
+        glue = (
+            f"#define PS_T {self.op.return_type}\n#define PS_A_T {a.c_type}\n#define PS_B_T {b.c_type}\n"
+            f"#define PS_ZIP(a, b) {self.zip.call(['(a)', '(b)'], ['ps_row', 'ps_col', 'ps_l'], 'ps_z')}\n"
+            f"#define PS_OP(x, y) {self.op.call(['(x)', '(y)'], [], 'ps_x')}\n"
+            f"#define PS_EXTRA_PARAMS{self.zip.extra_params('ps_z')}{self.op.extra_params('ps_x')}\n"
+            + identity_glue(self.identity)
+        )
         program = build(dev, self.name, TEMPLATE, [self.zip, self.op], [a.dtype, b.dtype, self.dtype], glue)
         kernel = program.kernel("ps_all_pairs")
         side = 1 << ((group_size(kernel, dev).bit_length() - 1) // 2)
         return _Plan(kernel, side, identity_buffer(self.identity, self.dtype, dev, program, "AllPairs identity"))
 
-    def __call__(self, a: Matrix, b: Matrix, *extra: Any, out: Matrix | None = None) -> Matrix:
-        a, b = self._inputs([a, b], ["A", "B"], same_shape=False)
+    def __call__(self, a: Matrix, b: Matrix, *extra: Any, out: Matrix | None = None) -> Container:
+        left, right = self._inputs([a, b], ["A", "B"], same_shape=False)
+        a, b = cast(Matrix, left), cast(Matrix, right)
         if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
             raise ShapeError(f"AllPairs: A {a.shape} and B {b.shape} must be matrices with A's columns == B's rows")
         dev = a.device
@@ -77,10 +89,22 @@ class AllPairs(Skeleton):
         oargs, owritten = bind_extras(self.op, extra[nz:], dev)
         written = zwritten + owritten
         result = self._output(out, a, (n, m), self.dtype, [a, b, *written], may_alias=False)
-        dst = result.to_device() if out is not None else result._buffer
+        dst = result.to_device() if out is not None else result.output_buffer()
         s = plan.side
-        dev.launch(plan.kernel, (launch_size(m, s), launch_size(n, s)), (s, s), a.to_device(), b.to_device(),
-                   dst, plan.identity, np.uint32(n), np.uint32(k), np.uint32(m), *zargs, *oargs)
-        result._written_on_device()
+        dev.launch(
+            plan.kernel,
+            (launch_size(m, s), launch_size(n, s)),
+            (s, s),
+            a.to_device(),
+            b.to_device(),
+            dst,
+            plan.identity,
+            np.uint32(n),
+            np.uint32(k),
+            np.uint32(m),
+            *zargs,
+            *oargs,
+        )
+        result.mark_device_written()
         mark_written(written)
         return result

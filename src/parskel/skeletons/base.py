@@ -34,22 +34,36 @@ class Skeleton:
         for value, name in zip(values[1:], names[1:]):
             c = check_container(value, f"{self.name}: {name}", first.device)
             if same_shape and (c.shape != first.shape or type(c) is not type(first)):
-                raise ShapeError(f"{self.name}: {name} is a {type(c).__name__} of shape {c.shape}, "
-                                 f"{names[0]} a {type(first).__name__} of shape {first.shape}")
+                raise ShapeError(
+                    f"{self.name}: {name} is a {type(c).__name__} of shape {c.shape}, "
+                    f"{names[0]} a {type(first).__name__} of shape {first.shape}"
+                )
             found.append(c)
         return found
 
-    def _output(self, out: Any, like: Container, shape: tuple[int, ...], dtype: Any,
-                inputs: Sequence[Container], *, may_alias: bool) -> Container:
+    def _output(
+        self,
+        out: Any,
+        like: Container,
+        shape: tuple[int, ...],
+        dtype: Any,
+        inputs: Sequence[Container],
+        *,
+        may_alias: bool,
+    ) -> Container:
         """A new output container, or ``out`` checked for shape, dtype, device and aliasing."""
         if out is None:
             return type(like).empty(shape, dtype, device=like.device)
         check_container(out, f"{self.name}: out", like.device)
         if out.shape != shape or out.dtype != dtype:
-            raise ShapeError(f"{self.name}: out has shape {out.shape} and dtype {out.dtype}; "
-                             f"the result has shape {shape} and dtype {dtype}")
+            raise ShapeError(
+                f"{self.name}: out has shape {out.shape} and dtype {out.dtype}; "
+                f"the result has shape {shape} and dtype {dtype}"
+            )
         if not may_alias and any(out is c for c in inputs):
-            raise ShapeError(f"{self.name}: out must not be one of the inputs (elements are read after others are written)")
+            raise ShapeError(
+                f"{self.name}: out must not be one of the inputs (elements are read after others are written)"
+            )
         return out
 
     def __repr__(self) -> str:

@@ -27,15 +27,37 @@ from ..containers.base import Container
 from ..containers.structs import element_c_type, struct_definitions, struct_dtype, structs_named_in
 from ..errors import BuildError, DTypeError, ShapeError, UserFunctionError
 from ..runtime import Buffer, Device, Program, Source
-from ..runtime.sources import read_kernel_file
 from ..runtime.cltypes import scalar_types
+from ..runtime.sources import read_kernel_file
 
 INDEX_TYPE = "ps_index"
-_QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "__global", "global", "__local", "local",
-               "__constant", "constant", "__private", "private", "inline", "static"}
-_ALIASES = {"unsigned int": "uint", "unsigned": "uint", "unsigned char": "uchar",
-            "unsigned short": "ushort", "unsigned long": "ulong", "signed char": "char",
-            "signed int": "int", "signed short": "short", "signed long": "long"}
+_QUALIFIERS = {
+    "const",
+    "volatile",
+    "restrict",
+    "__restrict",
+    "__global",
+    "global",
+    "__local",
+    "local",
+    "__constant",
+    "constant",
+    "__private",
+    "private",
+    "inline",
+    "static",
+}
+_ALIASES = {
+    "unsigned int": "uint",
+    "unsigned": "uint",
+    "unsigned char": "uchar",
+    "unsigned short": "ushort",
+    "unsigned long": "ulong",
+    "signed char": "char",
+    "signed int": "int",
+    "signed short": "short",
+    "signed long": "long",
+}
 _SCALARS = {element_c_type(dt): dt for dt in scalar_types()}
 _FUNCTION = re.compile(r"([A-Za-z_][\w\s\*]*?)\b([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{")
 _COMPOUND_LITERAL = re.compile(r"^\s*\(\s*[A-Za-z_]\w*\s*\)\s*(\{.*\})\s*$", re.S)
@@ -82,8 +104,13 @@ def _parse_param(text: str, where: str) -> Param:
         raise UserFunctionError(f"{where}: cannot read the parameter {text.strip()!r}; give it a type and a name")
     quals = {w for w in words[:-1] if w in _QUALIFIERS}
     base = [w for w in words[:-1] if w not in _QUALIFIERS]
-    return Param(type=_normalise(base), name=words[-1], pointer=pointer,
-                 is_global=bool(quals & {"__global", "global"}), const="const" in quals)
+    return Param(
+        type=_normalise(base),
+        name=words[-1],
+        pointer=pointer,
+        is_global=bool(quals & {"__global", "global"}),
+        const="const" in quals,
+    )
 
 
 def parse_signature(source: str, where: str) -> Signature:
@@ -93,7 +120,7 @@ def parse_signature(source: str, where: str) -> Signature:
     text = _COMMENTS.sub(lambda m: " " * len(m.group()), source)
     found = None
     for match in _FUNCTION.finditer(text):
-        head = text[:match.start()]
+        head = text[: match.start()]
         if head.count("{") == head.count("}"):
             found = match
     if found is None:
@@ -161,8 +188,10 @@ class UserFunction:
             )
 
     def part(self) -> tuple[str, str]:
-        return (f"{self.skeleton}_{self.role}_function.cl" if self.role != "user" else
-                f"{self.skeleton}_user_function.cl", self.source)
+        return (
+            f"{self.skeleton}_{self.role}_function.cl" if self.role != "user" else f"{self.skeleton}_user_function.cl",
+            self.source,
+        )
 
     def call(self, elements: Sequence[str], indices: Sequence[str], prefix: str) -> str:
         """A C call expression; extras are passed as ``<prefix>0, <prefix>1, ...``."""
@@ -179,18 +208,23 @@ class UserFunction:
         return f"{self.name}({', '.join(args)})"
 
     def extra_params(self, prefix: str) -> str:
-        return "".join(f", {Param(p.type, f'{prefix}{k}', p.pointer, p.is_global, p.const).declaration()}"
-                       for k, p in enumerate(self.extras))
+        return "".join(
+            f", {Param(p.type, f'{prefix}{k}', p.pointer, p.is_global, p.const).declaration()}"
+            for k, p in enumerate(self.extras)
+        )
 
 
 # arguments ---------------------------------------------------------------------------------
+
 
 def check_container(value: Any, what: str, device: Device | None = None) -> Container:
     if not isinstance(value, Container):
         raise TypeError(f"{what} must be a ps.Vector or ps.Matrix, not {type(value).__name__}")
     if device is not None and value.device is not device:
-        raise ShapeError(f"{what} lives on {value.device.id}, but the other inputs on {device.id}; "
-                         "create the containers on one device")
+        raise ShapeError(
+            f"{what} lives on {value.device.id}, but the other inputs on {device.id}; "
+            "create the containers on one device"
+        )
     return value
 
 
@@ -199,8 +233,7 @@ def bind_extras(fn: UserFunction, values: Sequence[Any], device: Device) -> tupl
     if len(values) != len(fn.extras):
         names = ", ".join(p.declaration() for p in fn.extras) or "none"
         raise UserFunctionError(
-            f"{fn.where} {fn.signature.name!r} takes {len(fn.extras)} extra argument(s) ({names}), "
-            f"got {len(values)}"
+            f"{fn.where} {fn.signature.name!r} takes {len(fn.extras)} extra argument(s) ({names}), got {len(values)}"
         )
     args: list[Any] = []
     written: list[Container] = []
@@ -233,7 +266,9 @@ def scalar_argument(value: Any, ctype: str, what: str) -> np.generic:
         return arr[0]
     if isinstance(value, np.generic):
         if value.dtype != dtype:
-            raise DTypeError(f"{what} is declared {ctype!r} ({dtype}), got a {value.dtype} scalar; convert it explicitly")
+            raise DTypeError(
+                f"{what} is declared {ctype!r} ({dtype}), got a {value.dtype} scalar; convert it explicitly"
+            )
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{what} expects a {ctype} number, got {type(value).__name__}")
@@ -248,18 +283,24 @@ def scalar_argument(value: Any, ctype: str, what: str) -> np.generic:
 
 # building ----------------------------------------------------------------------------------
 
+
 def header(dtypes: Sequence[np.dtype], functions: Sequence[UserFunction]) -> str:
     """Common definitions before the user functions: the index type and every struct used."""
     used = list(dtypes)
     for fn in functions:
         used += structs_named_in(fn.source)
-    return ('#include "common/parskel.h"\n'
-            f"typedef uint {INDEX_TYPE};\n"
-            f"{struct_definitions(used)}")
+    return f'#include "common/parskel.h"\ntypedef uint {INDEX_TYPE};\n{struct_definitions(used)}'
 
 
-def build(device: Device, skeleton: str, template: str, functions: Sequence[UserFunction],
-          dtypes: Sequence[np.dtype], glue: str, prelude: str = "") -> Program:
+def build(
+    device: Device,
+    skeleton: str,
+    template: str,
+    functions: Sequence[UserFunction],
+    dtypes: Sequence[np.dtype],
+    glue: str,
+    prelude: str = "",
+) -> Program:
     """Compose header (+ ``prelude``, which user functions see), user functions (renamed),
     glue macros and the template, and build it."""
     parts: list[tuple[str, str]] = [(f"{skeleton}_types.h", header(dtypes, functions) + prelude)]
@@ -288,7 +329,7 @@ def check_size(n: int, what: str) -> None:
 
 def mark_written(containers: Sequence[Container]) -> None:
     for c in containers:
-        c._written_on_device()
+        c.mark_device_written()
 
 
 def group_size(kernel: Any, device: Device, most: int = 256) -> int:
@@ -297,8 +338,9 @@ def group_size(kernel: Any, device: Device, most: int = 256) -> int:
     return 1 << (limit.bit_length() - 1)
 
 
-def build_grouped(device: Device, build_at: Callable[[int], Program], kernels: Sequence[str],
-                  most: int = 256) -> tuple[Program, int]:
+def build_grouped(
+    device: Device, build_at: Callable[[int], Program], kernels: Sequence[str], most: int = 256
+) -> tuple[Program, int]:
     """Build a program whose local arrays are sized by its work-group size (``PS_WG``).
 
     ``build_at(L)`` builds for groups of ``L``: the largest power of two <= ``most`` the device

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..containers.base import Container
+from ..containers.base import Container, shape_of
 from ..containers.matrix import Matrix
 from ..containers.vector import Vector
 from ..errors import ShapeError, UserFunctionError
-from ..runtime import Device, device as select_device
+from ..runtime import Device
+from ..runtime import device as select_device
 from .map import Elementwise
 
 
@@ -30,18 +31,25 @@ class Generate(Elementwise):
         if self._void:
             raise UserFunctionError("Generate: the user function must return the element it generates")
 
-    def __call__(self, shape: int | tuple[int, int], *extra: Any, out: Container | None = None,
-                 device: Device | str | None = None) -> Container:
+    def __call__(
+        self,
+        shape: int | tuple[int, int],
+        *extra: Any,
+        out: Container | None = None,
+        device: Device | str | None = None,
+    ) -> Container:
+        assert self._out_dtype is not None  # a void function was refused when built
         if out is not None:
             like = out
         else:
+            dims = shape_of(shape, "Generate: shape")
             dev = select_device(device)
-            if isinstance(shape, int):
-                like = Vector.empty(shape, self._out_dtype, device=dev)
-            elif len(shape) == 2:
-                like = Matrix.empty(tuple(shape), self._out_dtype, device=dev)
+            if len(dims) == 1:
+                like = Vector.empty(dims, self._out_dtype, device=dev)
+            elif len(dims) == 2:
+                like = Matrix.empty(dims, self._out_dtype, device=dev)
             else:
-                raise ShapeError(f"Generate: shape must be an int or a pair, got {shape!r}")
+                raise ShapeError(f"Generate: shape must be a size or a pair (rows, cols), got {shape!r}")
         result = self._run([], like, extra, out if out is not None else like)
         assert result is not None
         return result

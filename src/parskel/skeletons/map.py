@@ -12,8 +12,7 @@ from ..containers.base import Container
 from ..errors import ShapeError
 from ..runtime import Device, Kernel
 from .base import Skeleton
-from .codegen import (UserFunction, bind_extras, build, check_size, dtype_of, group_size, launch_size,
-                      mark_written)
+from .codegen import UserFunction, bind_extras, build, check_size, dtype_of, group_size, launch_size, mark_written
 
 TEMPLATE = "skeletons/map.cl"
 
@@ -42,6 +41,7 @@ class Elementwise(Skeleton):
             fn.check_element(k, ctype, f"input {k}")
         if self._out_dtype is not None:
             from ..containers.structs import element_c_type
+
             element_c_type(self._out_dtype, dev)
         out_t = fn.return_type
         indices = ["ps_i"] if len(fn.index_positions) < 2 else ["ps_row", "ps_col"]
@@ -57,13 +57,15 @@ class Elementwise(Skeleton):
         kernel = program.kernel("ps_map")
         return _Plan(kernel, group_size(kernel, dev), self._out_dtype)
 
-    def _run(self, inputs: list[Container], shape_like: Container, extras: tuple[Any, ...],
-             out: Any) -> Container | None:
+    def _run(
+        self, inputs: list[Container], shape_like: Container, extras: tuple[Any, ...], out: Any
+    ) -> Container | None:
         dev = shape_like.device
         matrix = shape_like.ndim == 2
         key = (dev, tuple(c.dtype for c in inputs), matrix)
-        plan = self._plan(key, lambda: self._build(dev, tuple(c.c_type for c in inputs),
-                                                   tuple(c.dtype for c in inputs), matrix))
+        plan = self._plan(
+            key, lambda: self._build(dev, tuple(c.c_type for c in inputs), tuple(c.dtype for c in inputs), matrix)
+        )
         n = shape_like.size
         check_size(n, self.name)
         args, written = bind_extras(self.fn, extras, dev)
@@ -75,14 +77,15 @@ class Elementwise(Skeleton):
             result = self._output(out, shape_like, shape_like.shape, plan.out_dtype, inputs, may_alias=True)
             if any(result is w for w in written):
                 raise ShapeError(f"{self.name}: out must not also be an extra argument")
-            head.append(result.to_device() if out is not None else result._buffer)
+            head.append(result.to_device() if out is not None else result.output_buffer())
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
         cols = shape_like.shape[1] if matrix else 1
-        dev.launch(plan.kernel, launch_size(n, plan.group), plan.group, *head,
-                   np.uint32(n), np.uint32(max(cols, 1)), *args)
+        dev.launch(
+            plan.kernel, launch_size(n, plan.group), plan.group, *head, np.uint32(n), np.uint32(max(cols, 1)), *args
+        )
         if result is not None:
-            result._written_on_device()
+            result.mark_device_written()
         mark_written(written)
         return result
 

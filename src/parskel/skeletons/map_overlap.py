@@ -13,8 +13,17 @@ from ..containers.base import Container
 from ..errors import ShapeError, UserFunctionError
 from ..runtime import Buffer, Device, Kernel
 from .base import Skeleton
-from .codegen import (UserFunction, as_buffer_value, bind_extras, build, check_size, dtype_of,
-                      group_size, launch_size, mark_written)
+from .codegen import (
+    UserFunction,
+    as_buffer_value,
+    bind_extras,
+    build,
+    check_size,
+    dtype_of,
+    group_size,
+    launch_size,
+    mark_written,
+)
 
 TEMPLATE = "skeletons/map_overlap.cl"
 Boundary = Literal["neutral", "clamp", "wrap", "mirror"]
@@ -65,14 +74,19 @@ class MapOverlap(Skeleton):
         matrix = a.ndim == 2
         fn.check_indices(2 if matrix else 1)
         if fn.elements[0].type != a.c_type:
-            raise ShapeError(f"MapOverlap: the window is declared {fn.elements[0].type!r}, the input holds {a.c_type!r}")
+            raise ShapeError(
+                f"MapOverlap: the window is declared {fn.elements[0].type!r}, the input holds {a.c_type!r}"
+            )
         indices = ["ps_i"] if len(fn.index_positions) < 2 else ["ps_row", "ps_col"]
-        glue = (f"#define PS_IN_T {a.c_type}\n#define PS_OUT_T {fn.return_type}\n"
-                f"#define PS_BOUNDARY {BOUNDARIES.index(self.boundary)}\n"
-                f"#define PS_EXTRA_PARAMS{fn.extra_params('ps_x')}\n"
-                f"#define PS_ELEMENT {fn.call(['ps_center'], indices, 'ps_x')}\n")
-        prelude = (f"#define PS_RADIUS {self.radius}\n"
-                   "#define ps_get(w, dr, dc) ((w)[(dr) * (2 * PS_RADIUS + 1) + (dc)])\n")
+        glue = (
+            f"#define PS_IN_T {a.c_type}\n#define PS_OUT_T {fn.return_type}\n"
+            f"#define PS_BOUNDARY {BOUNDARIES.index(self.boundary)}\n"
+            f"#define PS_EXTRA_PARAMS{fn.extra_params('ps_x')}\n"
+            f"#define PS_ELEMENT {fn.call(['ps_center'], indices, 'ps_x')}\n"
+        )
+        prelude = (
+            f"#define PS_RADIUS {self.radius}\n#define ps_get(w, dr, dc) ((w)[(dr) * (2 * PS_RADIUS + 1) + (dc)])\n"
+        )
         program = build(dev, self.name, TEMPLATE, [fn], [a.dtype, self._out_dtype], glue, prelude)
         kernel = program.kernel("ps_map_overlap_2d" if matrix else "ps_map_overlap_1d")
         neutral = dev.to_device(as_buffer_value(self.neutral, a.dtype, "MapOverlap neutral"))
@@ -88,15 +102,32 @@ class MapOverlap(Skeleton):
         if any(a is w for w in written):
             raise ShapeError("MapOverlap: a container passed for writing must not also be the input")
         src = a.to_device()
-        dst = result.to_device() if out is not None else result._buffer
+        dst = result.to_device() if out is not None else result.output_buffer()
         if a.ndim == 1:
-            dev.launch(plan.kernel, launch_size(a.size, plan.group), plan.group, src, dst,
-                       plan.neutral, np.uint32(a.size), *args)
+            dev.launch(
+                plan.kernel,
+                launch_size(a.size, plan.group),
+                plan.group,
+                src,
+                dst,
+                plan.neutral,
+                np.uint32(a.size),
+                *args,
+            )
         else:
             rows, cols = a.shape
             side = 1 << ((plan.group.bit_length() - 1) // 2)
-            dev.launch(plan.kernel, (launch_size(cols, side), launch_size(rows, side)), (side, side),
-                       src, dst, plan.neutral, np.uint32(rows), np.uint32(cols), *args)
-        result._written_on_device()
+            dev.launch(
+                plan.kernel,
+                (launch_size(cols, side), launch_size(rows, side)),
+                (side, side),
+                src,
+                dst,
+                plan.neutral,
+                np.uint32(rows),
+                np.uint32(cols),
+                *args,
+            )
+        result.mark_device_written()
         mark_written(written)
         return result

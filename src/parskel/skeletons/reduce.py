@@ -13,8 +13,18 @@ from ..containers.base import Container
 from ..errors import ShapeError, UserFunctionError
 from ..runtime import Buffer, Device, Kernel
 from .base import Skeleton
-from .codegen import (UserFunction, bind_extras, build, check_container, check_size, dtype_of,
-                      build_grouped, identity_buffer, identity_glue, mark_written)
+from .codegen import (
+    UserFunction,
+    bind_extras,
+    build,
+    build_grouped,
+    check_container,
+    check_size,
+    dtype_of,
+    identity_buffer,
+    identity_glue,
+    mark_written,
+)
 
 TEMPLATE = "skeletons/reduce.cl"
 
@@ -70,21 +80,27 @@ class Reduction(Skeleton):
             m.check_indices(2 if a.ndim == 2 else 1)
             m.check_element(0, a.c_type, "the input")
             if m.return_type != t:
-                raise ShapeError(f"{self.name}: the map function returns {m.return_type!r}, the "
-                                 f"reduce operator works on {t!r}")
+                raise ShapeError(
+                    f"{self.name}: the map function returns {m.return_type!r}, the reduce operator works on {t!r}"
+                )
             op_in = a.c_type
             indices = ["(i)"] if len(m.index_positions) < 2 else ["(i) / ps_cols", "(i) % ps_cols"]
             load = m.call(["ps_in[i]"], indices, "ps_m")
             map_params = m.extra_params("ps_m")
-        glue = (f"#define PS_T {t}\n#define PS_IN_T {op_in}\n"
-                f"#define PS_LOAD(i) {load}\n"
-                f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
-                f"#define PS_MAP_EXTRA_PARAMS{map_params}\n"
-                f"#define PS_OP_EXTRA_PARAMS{op.extra_params('ps_x')}\n" + identity_glue(self.identity))
+        glue = (
+            f"#define PS_T {t}\n#define PS_IN_T {op_in}\n"
+            f"#define PS_LOAD(i) {load}\n"
+            f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
+            f"#define PS_MAP_EXTRA_PARAMS{map_params}\n"
+            f"#define PS_OP_EXTRA_PARAMS{op.extra_params('ps_x')}\n" + identity_glue(self.identity)
+        )
         program, group = build_grouped(
-            dev, lambda L: build(dev, self.name, TEMPLATE, self._functions(), [a.dtype, self.dtype],
-                                 glue + f"#define PS_WG {L}\n"),
-            ("ps_reduce_first", "ps_reduce_partials"))
+            dev,
+            lambda L: build(
+                dev, self.name, TEMPLATE, self._functions(), [a.dtype, self.dtype], glue + f"#define PS_WG {L}\n"
+            ),
+            ("ps_reduce_first", "ps_reduce_partials"),
+        )
         first, partials = program.kernel("ps_reduce_first"), program.kernel("ps_reduce_partials")
         ident = identity_buffer(self.identity, self.dtype, dev, program, f"{self.name} identity")
         return _Plan(first, partials, group, ident, dev.alloc(self.dtype.itemsize))
@@ -106,8 +122,9 @@ class Reduction(Skeleton):
         if out is not None:
             check_container(out, f"{self.name}: out", dev)
             if out.size != 1 or out.dtype != self.dtype:
-                raise ShapeError(f"{self.name}: out must hold one {self.dtype} element, got shape "
-                                 f"{out.shape} of {out.dtype}")
+                raise ShapeError(
+                    f"{self.name}: out must hold one {self.dtype} element, got shape {out.shape} of {out.dtype}"
+                )
             if out is a:
                 raise ShapeError(f"{self.name}: out must not be the input")
         target = out.to_device() if out is not None else plan.result
@@ -120,19 +137,30 @@ class Reduction(Skeleton):
             chunk = -(-n // groups)
             groups = -(-n // chunk)
             dst = target if groups == 1 else dev.alloc(groups * item)
-            dev.launch(plan.first, groups * L, L, a.to_device(), dst, plan.identity, np.uint32(n),
-                       np.uint32(chunk), np.uint32(a.shape[-1] if a.ndim == 2 else 1), *args)
+            dev.launch(
+                plan.first,
+                groups * L,
+                L,
+                a.to_device(),
+                dst,
+                plan.identity,
+                np.uint32(n),
+                np.uint32(chunk),
+                np.uint32(a.shape[-1] if a.ndim == 2 else 1),
+                *args,
+            )
             while groups > 1:
                 src, count = dst, groups
                 groups = min(-(-count // L), L)
                 chunk = -(-count // groups)
                 groups = -(-count // chunk)
                 dst = target if groups == 1 else dev.alloc(groups * item)
-                dev.launch(plan.partials, groups * L, L, src, dst, plan.identity, np.uint32(count),
-                           np.uint32(chunk), *op_args)
+                dev.launch(
+                    plan.partials, groups * L, L, src, dst, plan.identity, np.uint32(count), np.uint32(chunk), *op_args
+                )
         mark_written(written)
         if out is not None:
-            out._written_on_device()
+            out.mark_device_written()
             return out
         host = np.empty(1, dtype=self.dtype)
         dev.download(target, host)

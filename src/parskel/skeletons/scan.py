@@ -12,8 +12,16 @@ from ..containers.base import Container
 from ..errors import ShapeError
 from ..runtime import Buffer, Device, Kernel
 from .base import Skeleton
-from .codegen import (bind_extras, build, build_grouped, check_size, identity_buffer, identity_glue,
-                      launch_size, mark_written)
+from .codegen import (
+    bind_extras,
+    build,
+    build_grouped,
+    check_size,
+    identity_buffer,
+    identity_glue,
+    launch_size,
+    mark_written,
+)
 from .reduce import operator
 
 TEMPLATE = "skeletons/scan.cl"
@@ -49,13 +57,17 @@ class Scan(Skeleton):
 
     def _build(self, dev: Device) -> _Plan:
         op = self.op
-        glue = (f"#define PS_T {op.return_type}\n"
-                f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
-                f"#define PS_EXTRA_PARAMS{op.extra_params('ps_x')}\n"
-                f"#define PS_PER_ITEM {PER_ITEM}\n" + identity_glue(self.identity))
+        glue = (
+            f"#define PS_T {op.return_type}\n"
+            f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
+            f"#define PS_EXTRA_PARAMS{op.extra_params('ps_x')}\n"
+            f"#define PS_PER_ITEM {PER_ITEM}\n" + identity_glue(self.identity)
+        )
         program, group = build_grouped(
-            dev, lambda L: build(dev, self.name, TEMPLATE, [op], [self.dtype], glue + f"#define PS_WG {L}\n"),
-            ("ps_scan_blocks", "ps_scan_add"))
+            dev,
+            lambda L: build(dev, self.name, TEMPLATE, [op], [self.dtype], glue + f"#define PS_WG {L}\n"),
+            ("ps_scan_blocks", "ps_scan_add"),
+        )
         blocks, add = program.kernel("ps_scan_blocks"), program.kernel("ps_scan_add")
         ident = identity_buffer(self.identity, self.dtype, dev, program, "Scan identity")
         return _Plan(blocks, add, group, ident)
@@ -72,16 +84,17 @@ class Scan(Skeleton):
             raise ShapeError("Scan: a container passed for writing must not also be the input")
         result = self._output(out, a, a.shape, self.dtype, [a], may_alias=True)
         src = a.to_device()
-        dst = result.to_device() if out is not None else result._buffer
+        dst = result.to_device() if out is not None else result.output_buffer()
         total = self._scan(dev, plan, src, dst, a.size, self.inclusive, args)
-        result._written_on_device()
+        result.mark_device_written()
         mark_written(written)
         host = np.empty(1, dtype=self.dtype)
         dev.download(total, host)
         return result, host[0]
 
-    def _scan(self, dev: Device, plan: _Plan, src: Buffer, dst: Buffer, n: int, inclusive: bool,
-              args: list[Any]) -> Buffer:
+    def _scan(
+        self, dev: Device, plan: _Plan, src: Buffer, dst: Buffer, n: int, inclusive: bool, args: list[Any]
+    ) -> Buffer:
         """Scan ``n`` elements of ``src`` into ``dst``; returns a buffer holding their total."""
         if n == 0:
             return plan.identity
@@ -90,8 +103,7 @@ class Scan(Skeleton):
         groups = -(-n // block)
         item = self.dtype.itemsize
         sums = dev.alloc(groups * item)
-        dev.launch(plan.blocks, groups * L, L, src, dst, sums, plan.identity, np.uint32(n),
-                   np.uint32(inclusive), *args)
+        dev.launch(plan.blocks, groups * L, L, src, dst, sums, plan.identity, np.uint32(n), np.uint32(inclusive), *args)
         if groups == 1:
             return sums
         offsets = dev.alloc(groups * item)

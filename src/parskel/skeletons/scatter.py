@@ -14,8 +14,7 @@ from ..containers.vector import Vector
 from ..errors import DTypeError, ShapeError, UserFunctionError
 from ..runtime import Device, Kernel
 from .base import Skeleton
-from .codegen import (UserFunction, bind_extras, build, check_size, dtype_of, group_size, launch_size,
-                      mark_written)
+from .codegen import UserFunction, bind_extras, build, check_size, dtype_of, group_size, launch_size, mark_written
 
 TEMPLATE = "skeletons/scatter.cl"
 
@@ -48,14 +47,15 @@ class _Permute(Skeleton):
             apply = fn.call(["(x)"], ["ps_i"], "ps_x")
             extra_params, functions = fn.extra_params("ps_x"), [fn]
         out_t = values.c_type if fn is None else fn.return_type
-        glue = (f"#define PS_IN_T {values.c_type}\n#define PS_OUT_T {out_t}\n#define PS_P_T {positions.c_type}\n"
-                f"#define PS_APPLY(x) {apply}\n#define PS_EXTRA_PARAMS{extra_params}\n")
+        glue = (
+            f"#define PS_IN_T {values.c_type}\n#define PS_OUT_T {out_t}\n#define PS_P_T {positions.c_type}\n"
+            f"#define PS_APPLY(x) {apply}\n#define PS_EXTRA_PARAMS{extra_params}\n"
+        )
         program = build(dev, self.name, TEMPLATE, functions, [values.dtype, out_dtype], glue)
         kernel = program.kernel(self.kernel_name)
         return _Plan(kernel, group_size(kernel, dev), out_dtype)
 
-    def _permute(self, values: Any, positions: Any, extra: tuple[Any, ...], out: Any,
-                 out_size: int) -> Container:
+    def _permute(self, values: Any, positions: Any, extra: tuple[Any, ...], out: Any, out_size: int) -> Container:
         values, positions = self._inputs([values, positions], ["values", "positions"], same_shape=False)
         if values.ndim != 1 or positions.ndim != 1:
             raise ShapeError(f"{self.name}: values and positions must be Vectors")
@@ -68,17 +68,25 @@ class _Permute(Skeleton):
             raise UserFunctionError(f"{self.name} without a user function takes no extra arguments")
         n = len(positions)
         check_size(max(n, len(values), out_size), self.name)
-        result = self._output(out, values, (out_size,), plan.out_dtype, [values, positions, *written],
-                              may_alias=False)
+        result = self._output(out, values, (out_size,), plan.out_dtype, [values, positions, *written], may_alias=False)
         if out is None:
-            dev.fill(result._buffer, np.uint8(0))
+            dev.fill(result.output_buffer(), np.uint8(0))
         limit = len(values) if self.kernel_name == "ps_gather" else out_size
         bad = dev.alloc(4)
         dev.fill(bad, np.int32(0))
-        dev.launch(plan.kernel, launch_size(n, plan.group), plan.group, values.to_device(),
-                   positions.to_device(), result.to_device(), bad, np.uint32(n),
-                   np.uint32(limit), *args)
-        result._written_on_device()
+        dev.launch(
+            plan.kernel,
+            launch_size(n, plan.group),
+            plan.group,
+            values.to_device(),
+            positions.to_device(),
+            result.to_device(),
+            bad,
+            np.uint32(n),
+            np.uint32(limit),
+            *args,
+        )
+        result.mark_device_written()
         mark_written(written)
         flag = np.zeros(1, dtype=np.int32)
         dev.download(bad, flag)
@@ -100,8 +108,9 @@ class Scatter(_Permute):
     name = "Scatter"
     kernel_name = "ps_scatter"
 
-    def __call__(self, values: Vector, positions: Vector, *extra: Any, out: Vector | None = None,
-                 size: int | None = None) -> Container:
+    def __call__(
+        self, values: Vector, positions: Vector, *extra: Any, out: Vector | None = None, size: int | None = None
+    ) -> Container:
         if out is not None:
             size = len(out)
         elif size is None:

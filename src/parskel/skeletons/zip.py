@@ -27,5 +27,5 @@ class Zip(Elementwise):
     def __call__(self, *args: Any, out: Container | None = None) -> Container | None:
         if len(args) < self.inputs:
             raise UserFunctionError(f"Zip: expected {self.inputs} input containers, got {len(args)} arguments")
-        inputs = self._inputs(args[:self.inputs], [f"input {k}" for k in range(self.inputs)])
-        return self._run(inputs, inputs[0], args[self.inputs:], out)
+        inputs = self._inputs(args[: self.inputs], [f"input {k}" for k in range(self.inputs)])
+        return self._run(inputs, inputs[0], args[self.inputs :], out)
