@@ -165,7 +165,7 @@ def test_bare_opencl_qualifiers_in_user_functions(device):
 
 
 def test_compound_literal_identity_becomes_a_brace_list():
-    from parskel.skeletons.codegen import identity_glue
+    from parskel.skeletons.identity import identity_glue
 
     assert identity_glue("(affine){1.0f, 0.0f}") == "#define PS_IDENTITY_EXPR {1.0f, 0.0f}\n"
     assert identity_glue("-INFINITY") == "#define PS_IDENTITY_EXPR (-INFINITY)\n"

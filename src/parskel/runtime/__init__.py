@@ -6,7 +6,7 @@ this package uses :class:`Device` and the handles it creates.
 
 from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program
 from .cltypes import c_type
-from .geometry import round_to_multiple, round_to_power_of_two
+from .geometry import round_down_to_power_of_two, round_to_multiple, round_to_power_of_two
 from .selection import ENV_VAR, backends, default_device, device, devices, find, unavailable, unusable, using
 from .sources import Source
 from .timing import Event, Recorder, Timing
@@ -30,6 +30,7 @@ __all__ = [
     "device",
     "devices",
     "find",
+    "round_down_to_power_of_two",
     "round_to_multiple",
     "round_to_power_of_two",
     "unavailable",

@@ -25,6 +25,17 @@ def round_to_power_of_two(x: int) -> int:
     return 1 << (int(x) - 1).bit_length()
 
 
+def round_down_to_power_of_two(x: int) -> int:
+    """The largest power of two that is <= ``x`` (``x`` >= 1).
+
+    >>> round_down_to_power_of_two(300), round_down_to_power_of_two(256)
+    (256, 256)
+    """
+    if x < 1:
+        raise ValueError(f"round_down_to_power_of_two: x must be >= 1, got {x}")
+    return 1 << (int(x).bit_length() - 1)
+
+
 def as_tuple(size: Size) -> tuple[int, ...]:
     """A launch size as a tuple of 1 to 3 non-negative ints."""
     dims = (int(size),) if isinstance(size, int) else tuple(int(s) for s in size)

@@ -12,20 +12,13 @@ import numpy as np
 from ..containers.base import Container
 from ..containers.matrix import Matrix
 from ..errors import ShapeError
-from ..runtime import Buffer, Device, Kernel
+from ..runtime import Buffer, Device, Kernel, round_to_multiple
+from .arguments import bind_extras, mark_written
 from .base import Skeleton
-from .codegen import (
-    UserFunction,
-    bind_extras,
-    build,
-    check_size,
-    group_size,
-    identity_buffer,
-    identity_glue,
-    launch_size,
-    mark_written,
-)
+from .identity import identity_buffer, identity_glue
+from .program import build, check_size, group_size
 from .reduce import operator
+from .userfn import UserFunction
 
 TEMPLATE = "skeletons/all_pairs.cl"
 
@@ -93,7 +86,7 @@ class AllPairs(Skeleton):
         s = plan.side
         dev.launch(
             plan.kernel,
-            (launch_size(m, s), launch_size(n, s)),
+            (round_to_multiple(m, s), round_to_multiple(n, s)),
             (s, s),
             a.to_device(),
             b.to_device(),

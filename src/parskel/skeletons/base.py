@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from ..containers.base import Container
 from ..errors import ShapeError
-from .codegen import check_container
+from .arguments import check_container
 
 P = TypeVar("P")
 

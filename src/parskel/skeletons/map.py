@@ -10,9 +10,11 @@ import numpy as np
 
 from ..containers.base import Container
 from ..errors import ShapeError
-from ..runtime import Device, Kernel
+from ..runtime import Device, Kernel, round_to_multiple
+from .arguments import bind_extras, mark_written
 from .base import Skeleton
-from .codegen import UserFunction, bind_extras, build, check_size, dtype_of, group_size, launch_size, mark_written
+from .program import build, check_size, group_size
+from .userfn import UserFunction, dtype_of
 
 TEMPLATE = "skeletons/map.cl"
 
@@ -82,7 +84,13 @@ class Elementwise(Skeleton):
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
         cols = shape_like.shape[1] if matrix else 1
         dev.launch(
-            plan.kernel, launch_size(n, plan.group), plan.group, *head, np.uint32(n), np.uint32(max(cols, 1)), *args
+            plan.kernel,
+            round_to_multiple(n, plan.group),
+            plan.group,
+            *head,
+            np.uint32(n),
+            np.uint32(max(cols, 1)),
+            *args,
         )
         if result is not None:
             result.mark_device_written()

@@ -11,19 +11,11 @@ import numpy as np
 
 from ..containers.base import Container
 from ..errors import ShapeError, UserFunctionError
-from ..runtime import Buffer, Device, Kernel
+from ..runtime import Buffer, Device, Kernel, round_to_multiple
+from .arguments import as_buffer_value, bind_extras, mark_written
 from .base import Skeleton
-from .codegen import (
-    UserFunction,
-    as_buffer_value,
-    bind_extras,
-    build,
-    check_size,
-    dtype_of,
-    group_size,
-    launch_size,
-    mark_written,
-)
+from .program import build, check_size, group_size
+from .userfn import UserFunction, dtype_of
 
 TEMPLATE = "skeletons/map_overlap.cl"
 Boundary = Literal["neutral", "clamp", "wrap", "mirror"]
@@ -106,7 +98,7 @@ class MapOverlap(Skeleton):
         if a.ndim == 1:
             dev.launch(
                 plan.kernel,
-                launch_size(a.size, plan.group),
+                round_to_multiple(a.size, plan.group),
                 plan.group,
                 src,
                 dst,
@@ -119,7 +111,7 @@ class MapOverlap(Skeleton):
             side = 1 << ((plan.group.bit_length() - 1) // 2)
             dev.launch(
                 plan.kernel,
-                (launch_size(cols, side), launch_size(rows, side)),
+                (round_to_multiple(cols, side), round_to_multiple(rows, side)),
                 (side, side),
                 src,
                 dst,

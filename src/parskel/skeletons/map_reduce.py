@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..containers.base import Container
-from .codegen import UserFunction
 from .reduce import Reduction
+from .userfn import UserFunction
 
 
 class MapReduce(Reduction):

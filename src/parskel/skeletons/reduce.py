@@ -12,19 +12,11 @@ import numpy as np
 from ..containers.base import Container
 from ..errors import ShapeError, UserFunctionError
 from ..runtime import Buffer, Device, Kernel
+from .arguments import bind_extras, check_container, mark_written
 from .base import Skeleton
-from .codegen import (
-    UserFunction,
-    bind_extras,
-    build,
-    build_grouped,
-    check_container,
-    check_size,
-    dtype_of,
-    identity_buffer,
-    identity_glue,
-    mark_written,
-)
+from .identity import identity_buffer, identity_glue
+from .program import build, build_grouped, check_size
+from .userfn import UserFunction, dtype_of
 
 TEMPLATE = "skeletons/reduce.cl"
 

@@ -10,18 +10,11 @@ import numpy as np
 
 from ..containers.base import Container
 from ..errors import ShapeError
-from ..runtime import Buffer, Device, Kernel
+from ..runtime import Buffer, Device, Kernel, round_to_multiple
+from .arguments import bind_extras, mark_written
 from .base import Skeleton
-from .codegen import (
-    bind_extras,
-    build,
-    build_grouped,
-    check_size,
-    identity_buffer,
-    identity_glue,
-    launch_size,
-    mark_written,
-)
+from .identity import identity_buffer, identity_glue
+from .program import build, build_grouped, check_size
 from .reduce import operator
 
 TEMPLATE = "skeletons/scan.cl"
@@ -108,5 +101,5 @@ class Scan(Skeleton):
             return sums
         offsets = dev.alloc(groups * item)
         total = self._scan(dev, plan, sums, offsets, groups, False, args)
-        dev.launch(plan.add, launch_size(n, L), L, dst, offsets, np.uint32(n), np.uint32(block), *args)
+        dev.launch(plan.add, round_to_multiple(n, L), L, dst, offsets, np.uint32(n), np.uint32(block), *args)
         return total

@@ -12,9 +12,11 @@ import numpy as np
 from ..containers.base import Container
 from ..containers.vector import Vector
 from ..errors import DTypeError, ShapeError, UserFunctionError
-from ..runtime import Device, Kernel
+from ..runtime import Device, Kernel, round_to_multiple
+from .arguments import bind_extras, mark_written
 from .base import Skeleton
-from .codegen import UserFunction, bind_extras, build, check_size, dtype_of, group_size, launch_size, mark_written
+from .program import build, check_size, group_size
+from .userfn import UserFunction, dtype_of
 
 TEMPLATE = "skeletons/scatter.cl"
 
@@ -76,7 +78,7 @@ class _Permute(Skeleton):
         dev.fill(bad, np.int32(0))
         dev.launch(
             plan.kernel,
-            launch_size(n, plan.group),
+            round_to_multiple(n, plan.group),
             plan.group,
             values.to_device(),
             positions.to_device(),

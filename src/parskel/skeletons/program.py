@@ -1,0 +1,76 @@
+"""Building a skeleton's program (types, user functions, glue and template in one source)
+and choosing its launch geometry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..containers.structs import struct_definitions, structs_named_in
+from ..errors import BuildError, ShapeError
+from ..runtime import Device, Program, Source, round_down_to_power_of_two
+from ..runtime.sources import read_kernel_file
+from .userfn import INDEX_TYPE, UserFunction
+
+
+def header(dtypes: Sequence[np.dtype], functions: Sequence[UserFunction]) -> str:
+    """Common definitions before the user functions: the index type and every struct used."""
+    used = list(dtypes)
+    for fn in functions:
+        used += structs_named_in(fn.source)
+    return f'#include "common/parskel.h"\ntypedef uint {INDEX_TYPE};\n{struct_definitions(used)}'
+
+
+def build(
+    device: Device,
+    skeleton: str,
+    template: str,
+    functions: Sequence[UserFunction],
+    dtypes: Sequence[np.dtype],
+    glue: str,
+    prelude: str = "",
+) -> Program:
+    """Compose header (+ ``prelude``, which user functions see), user functions (renamed),
+    glue macros and the template, and build it."""
+    parts: list[tuple[str, str]] = [(f"{skeleton}_types.h", header(dtypes, functions) + prelude)]
+    for fn in functions:
+        parts.append((f"{skeleton}_{fn.role}_rename.h", f"#define {fn.signature.name} {fn.name}\n"))
+        parts.append(fn.part())
+        parts.append((f"{skeleton}_{fn.role}_unrename.h", f"#undef {fn.signature.name}\n"))
+    parts.append((f"{skeleton}_glue.h", glue))
+    parts.append((template, read_kernel_file(template)))
+    source = Source.compose(parts, name=f"{skeleton} kernel")
+    try:
+        return device.build(source)
+    except BuildError as exc:
+        names = " and ".join(repr(fn.signature.name) for fn in functions) or "(none)"
+        raise BuildError(f"{skeleton} with user function {names}", exc.log, exc.excerpt) from None
+
+
+def check_size(n: int, what: str) -> None:
+    if n >= 2**31:
+        raise ShapeError(f"{what}: {n} elements exceed the skeletons' limit of 2**31 - 1")
+
+
+def group_size(kernel: Any, device: Device, most: int = 256) -> int:
+    """The largest power of two <= ``most`` this kernel can run as a work-group here."""
+    return round_down_to_power_of_two(min(most, kernel.max_work_group_size, device.info.max_work_group_size))
+
+
+def build_grouped(
+    device: Device, build_at: Callable[[int], Program], kernels: Sequence[str], most: int = 256
+) -> tuple[Program, int]:
+    """Build a program whose local arrays are sized by its work-group size (``PS_WG``).
+
+    ``build_at(L)`` builds for groups of ``L``: the largest power of two <= ``most`` the device
+    allows, halved while a kernel cannot run that many work-items (too many registers).
+    """
+    size = round_down_to_power_of_two(min(most, device.info.max_work_group_size))
+    while True:
+        program = build_at(size)
+        fits = min(program.kernel(name).max_work_group_size for name in kernels)
+        if fits >= size or size == 1:
+            return program, size
+        size = round_down_to_power_of_two(fits)

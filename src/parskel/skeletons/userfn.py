@@ -1,0 +1,209 @@
+"""User functions: parsing their signatures and calling them from generated kernels.
+
+A user function is OpenCL C source whose *last* top-level function is the one the skeleton
+calls (helpers may come before it; its name is free). Its parameters are, in order, the
+skeleton's element parameters, then any mix of
+
+- ``ps_index`` parameters, which receive the element's index (a Matrix gives row then column,
+  or the flat index when only one is declared), and
+- extra arguments given at call time: scalars (``float s``, a struct by value) and containers
+  (``__global float *table``: random read access; without ``const``, write access too).
+
+Each user function is compiled in its own named part (``Map_user_function.cl``), so a compiler
+message points at the user's line; its name is mapped to a fixed one by a macro, so two user
+functions of one skeleton may both be called ``f``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..containers.structs import element_c_type, struct_dtype
+from ..errors import DTypeError, UserFunctionError
+from ..runtime.cltypes import scalar_types
+
+INDEX_TYPE = "ps_index"
+_QUALIFIERS = {
+    "const",
+    "volatile",
+    "restrict",
+    "__restrict",
+    "__global",
+    "global",
+    "__local",
+    "local",
+    "__constant",
+    "constant",
+    "__private",
+    "private",
+    "inline",
+    "static",
+}
+_ALIASES = {
+    "unsigned int": "uint",
+    "unsigned": "uint",
+    "unsigned char": "uchar",
+    "unsigned short": "ushort",
+    "unsigned long": "ulong",
+    "signed char": "char",
+    "signed int": "int",
+    "signed short": "short",
+    "signed long": "long",
+}
+_SCALARS = {element_c_type(dt): dt for dt in scalar_types()}
+_FUNCTION = re.compile(r"([A-Za-z_][\w\s\*]*?)\b([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{")
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared parameter: its base C type, name, and pointer qualifiers."""
+
+    type: str
+    name: str
+    pointer: bool = False
+    is_global: bool = False
+    const: bool = False
+
+    @property
+    def is_index(self) -> bool:
+        return self.type == INDEX_TYPE and not self.pointer
+
+    def declaration(self) -> str:
+        if self.pointer:
+            return f"__global {'const ' if self.const else ''}{self.type} *{self.name}"
+        return f"{self.type} {self.name}"
+
+
+@dataclass(frozen=True)
+class Signature:
+    return_type: str
+    name: str
+    params: tuple[Param, ...]
+
+
+def _normalise(words: list[str]) -> str:
+    text = " ".join(words)
+    return _ALIASES.get(text, text)
+
+
+def _parse_param(text: str, where: str) -> Param:
+    pointer = "*" in text or "[" in text
+    text = re.sub(r"\[[^\]]*\]", " ", text).replace("*", " ")
+    words = text.split()
+    if len(words) < 2:
+        raise UserFunctionError(f"{where}: cannot read the parameter {text.strip()!r}; give it a type and a name")
+    quals = {w for w in words[:-1] if w in _QUALIFIERS}
+    base = [w for w in words[:-1] if w not in _QUALIFIERS]
+    return Param(
+        type=_normalise(base),
+        name=words[-1],
+        pointer=pointer,
+        is_global=bool(quals & {"__global", "global"}),
+        const="const" in quals,
+    )
+
+
+def parse_signature(source: str, where: str) -> Signature:
+    """The signature of the last top-level function in ``source``."""
+    if not isinstance(source, str) or not source.strip():
+        raise UserFunctionError(f"{where}: expected the user function as OpenCL C source text")
+    text = _COMMENTS.sub(lambda m: " " * len(m.group()), source)
+    found = None
+    for match in _FUNCTION.finditer(text):
+        head = text[: match.start()]
+        if head.count("{") == head.count("}"):
+            found = match
+    if found is None:
+        raise UserFunctionError(f"{where}: no function definition found in:\n{source}")
+    ret_words = [w for w in found[1].replace("*", " * ").split() if w not in _QUALIFIERS]
+    if "*" in ret_words:
+        raise UserFunctionError(f"{where}: a user function cannot return a pointer")
+    raw = found[3].strip()
+    params = () if raw in ("", "void") else tuple(_parse_param(p, where) for p in raw.split(","))
+    return Signature(_normalise(ret_words), found[2], params)
+
+
+def dtype_of(ctype: str, where: str) -> np.dtype:
+    """The NumPy dtype for a C type name used by a user function (scalar or registered struct)."""
+    if ctype in _SCALARS:
+        return _SCALARS[ctype]
+    found = struct_dtype(ctype)
+    if found is None:
+        raise DTypeError(f"{where}: unknown element type {ctype!r}; register structs with ps.struct")
+    return found
+
+
+class UserFunction:
+    """A parsed user function with its role in a skeleton (``map``, ``reduce``, ...)."""
+
+    def __init__(self, source: str, skeleton: str, role: str, elements: int) -> None:
+        self.source = source
+        self.skeleton = skeleton
+        self.role = role
+        self.where = f"{skeleton}: user function"
+        self.signature = parse_signature(source, self.where)
+        params = self.signature.params
+        if len(params) < elements:
+            raise UserFunctionError(
+                f"{self.where} {self.signature.name!r} takes {len(params)} parameters, but {skeleton} "
+                f"passes {elements} element(s) first"
+            )
+        self.elements = params[:elements]
+        for p in self.elements:
+            if p.is_index:
+                raise UserFunctionError(f"{self.where}: parameter {p.name!r} comes before the {elements} element(s)")
+        rest = params[elements:]
+        self.index_positions = [k for k, p in enumerate(rest) if p.is_index]
+        self.extras = [p for p in rest if not p.is_index]
+        self._rest = rest
+        self.name = f"ps_{role}_fn"
+
+    @property
+    def return_type(self) -> str:
+        return self.signature.return_type
+
+    def check_element(self, k: int, ctype: str, what: str) -> None:
+        p = self.elements[k]
+        if p.pointer or p.type != ctype:
+            raise DTypeError(
+                f"{self.where} {self.signature.name!r}: parameter {p.name!r} is declared "
+                f"{'a pointer to ' if p.pointer else ''}{p.type!r}, but {what} has elements of type {ctype!r}"
+            )
+
+    def check_indices(self, most: int) -> None:
+        if len(self.index_positions) > most:
+            raise UserFunctionError(
+                f"{self.where} {self.signature.name!r} declares {len(self.index_positions)} ps_index "
+                f"parameters; here at most {most} can be given"
+            )
+
+    def part(self) -> tuple[str, str]:
+        return (
+            f"{self.skeleton}_{self.role}_function.cl" if self.role != "user" else f"{self.skeleton}_user_function.cl",
+            self.source,
+        )
+
+    def call(self, elements: Sequence[str], indices: Sequence[str], prefix: str) -> str:
+        """A C call expression; extras are passed as ``<prefix>0, <prefix>1, ...``."""
+        args = list(elements)
+        extra = 0
+        index = 0
+        for p in self._rest:
+            if p.is_index:
+                args.append(f"(ps_index)({indices[index]})")
+                index += 1
+            else:
+                args.append(f"{prefix}{extra}")
+                extra += 1
+        return f"{self.name}({', '.join(args)})"
+
+    def extra_params(self, prefix: str) -> str:
+        return "".join(
+            f", {Param(p.type, f'{prefix}{k}', p.pointer, p.is_global, p.const).declaration()}"
+            for k, p in enumerate(self.extras)
+        )
