@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from parskel.bench import Store, default_settings
+from parskel.bench import peers_pyopencl as opencl_peers
 from parskel.bench.cases import CASES, Subject
 from parskel.bench.harness import Result, measure, sweep
 from parskel.bench.peers import select
 from parskel.cli import main
 from parskel.cli.common import parse_sizes as _sizes
-from parskel.runtime import Timing, opencl_peers
+from parskel.runtime import Timing
 
 
 def _tiny(groups, sizes, **kw):

@@ -16,7 +16,8 @@ import pytest
 
 import parskel as ps
 from parskel.errors import DTypeError, LaunchError, ShapeError
-from parskel.runtime.cuda import _OPTIONS, cuda_source, is_device_array
+from parskel.runtime.arrays import is_device_array
+from parskel.runtime.cuda import _OPTIONS, cuda_source
 from parskel.runtime.sources import Source
 
 CUDA = [d for d in ps.devices() if d.backend == "cuda"]

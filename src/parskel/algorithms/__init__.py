@@ -1,7 +1,7 @@
-"""Algorithms in named variants (matmul, scan, sort, ...) and their CPU baselines."""
+"""Algorithms in named variants (matmul, scan, sort, ...); their CPU baselines and peers live in
+:mod:`parskel.bench`."""
 
-import importlib
-
+from . import catalog  # noqa: F401  (registers every variant)
 from .basics import MAPPINGS, saxpy, vector_add, work_item_mapping
 from .matmuls import matmul
 from .registry import Param, Requirement, Variant, families, get, preferred, variants
@@ -13,7 +13,6 @@ __all__ = [
     "Param",
     "Requirement",
     "Variant",
-    "cpu",
     "families",
     "get",
     "matmul",
@@ -25,10 +24,3 @@ __all__ = [
     "vector_add",
     "work_item_mapping",
 ]
-
-
-def __getattr__(name: str) -> object:
-    # the CPU baselines import Numba, most of a second: only when they are asked for
-    if name == "cpu":
-        return importlib.import_module(".cpu", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

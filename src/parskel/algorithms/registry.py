@@ -1,6 +1,6 @@
 """Variants as objects: every algorithm variant is registered here with what it needs.
 
-``bench``, ``study`` and ``tune`` iterate :func:`variants`; public functions such as
+The benchmark iterates :func:`variants`; public functions such as
 ``parskel.sort`` call :func:`dispatch`, which runs the caller's choice or the best variant known
 for the device (from ``preferred.json``, data, not code) and falls back to the next one when a
 variant cannot run there.
@@ -103,13 +103,11 @@ def register(variant: Variant) -> Variant:
 
 
 def families() -> list[str]:
-    _load_all()
     return sorted(_REGISTRY)
 
 
 def variants(family: str) -> list[Variant]:
     """Every variant of ``family`` in registration order (the seed's order)."""
-    _load_all()
     if family not in _REGISTRY:
         raise VariantError(f"unknown family {family!r}; the families are {sorted(_REGISTRY)}")
     return list(_REGISTRY[family].values())
@@ -190,8 +188,3 @@ def dispatch(
         except _RECOVERABLE as exc:
             errors.append(f"{name}: {exc}")
     raise VariantError(f"no {family} variant can run on {device.id}:\n  " + "\n  ".join(errors))
-
-
-def _load_all() -> None:
-    """Import the family modules so that their variants are registered."""
-    from . import catalog as _  # noqa: F401

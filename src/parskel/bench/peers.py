@@ -1,7 +1,7 @@
 """The other side of a benchmark: CPU baselines and peers, measured in the same run.
 
 Peer groups, as ``--peers`` names them: ``cpu`` (the compiled seed baselines of
-``parskel.algorithms.cpu``), ``numpy``, ``pyopencl`` (PyOpenCL's primitives on each benchmarked
+``parskel.bench.baselines``), ``numpy``, ``pyopencl`` (PyOpenCL's primitives on each benchmarked
 OpenCL device), ``cupy`` and ``torch`` (on the GPU, when installed). A peer that cannot run here
 is skipped with a note naming the reason, never an error.
 """
@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import Device, Timing, cuda_peers, opencl_peers
+from ..runtime import Device, Timing
+from . import peers_cupy, peers_pyopencl
 from .cases import Inputs, Kind, Subject, exclusive_cumsum
 
 GROUPS = ("cpu", "numpy", "pyopencl", "cupy", "torch")
@@ -55,9 +56,9 @@ def _host_numpy(fn: Callable[..., Any]) -> Callable[[Inputs], tuple[Any, None]]:
 
 def _cpu_baselines(notes: list[str]) -> dict[str, dict[str, Callable[..., Any]]]:
     try:
-        from ..algorithms.cpu import BASELINES
+        from .baselines import BASELINES
     except ImportError as exc:
-        notes.append(f"CPU baselines unavailable: parskel.algorithms.cpu cannot be imported ({exc})")
+        notes.append(f"CPU baselines unavailable: parskel.bench.baselines cannot be imported ({exc})")
         return {}
     return BASELINES
 
@@ -80,12 +81,12 @@ def host_subjects(family: str, chosen: set[str], notes: list[str]) -> list[Subje
 
 def device_peers(family: str, device: Device, chosen: set[str], notes: list[str]) -> list[Subject]:
     """PyOpenCL's primitives of ``family`` on ``device``."""
-    peers = opencl_peers.PEERS.get(family, {})
+    peers = peers_pyopencl.PEERS.get(family, {})
     if "pyopencl" not in chosen or not peers:
         return []
-    if not opencl_peers.supports(device):
+    if not peers_pyopencl.supports(device):
         return []
-    ok, why = opencl_peers.available()
+    ok, why = peers_pyopencl.available()
     if not ok:
         _note_once(notes, f"PyOpenCL peers skipped: {why}")
         return []
@@ -106,11 +107,11 @@ def _peer_call(fn: Callable[..., tuple[Any, Timing]]) -> Callable[[Inputs], tupl
 def gpu_peers(family: str, chosen: set[str], notes: list[str]) -> list[Subject]:
     """CuPy and PyTorch peers of ``family`` on the CUDA GPU, where installed."""
     subjects: list[Subject] = []
-    if "cupy" in chosen and family in cuda_peers.PEERS:
-        ok, why = cuda_peers.available()
+    if "cupy" in chosen and family in peers_cupy.PEERS:
+        ok, why = peers_cupy.available()
         if ok:
-            where = f"cupy:{cuda_peers.device_name()}"
-            for name, fn in cuda_peers.PEERS[family].items():
+            where = f"cupy:{peers_cupy.device_name()}"
+            for name, fn in peers_cupy.PEERS[family].items():
                 if family == "scan":
                     call = _peer_call(lambda x, fn=fn: fn(x, inclusive=False))
                 else:

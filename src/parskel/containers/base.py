@@ -20,7 +20,7 @@ from numpy.typing import DTypeLike
 from ..errors import DTypeError, ShapeError
 from ..runtime import Buffer, Device
 from ..runtime import device as select_device
-from ..runtime.cuda import as_cupy, is_device_array
+from ..runtime.arrays import backend_view, cuda_ordinal, host_copy, is_device_array
 from .structs import element_c_type
 
 
@@ -86,13 +86,13 @@ class Container:
 
     def _adopt(self, array: Any, dtype: DTypeLike | None, device: Device | str | None, copy: bool) -> None:
         """Take a CUDA device array: its memory (``copy=False``) or a device-side copy."""
-        source = as_cupy(array)
-        dev = select_device(device if device is not None else f"cuda:{source.device.id}")
+        dev = select_device(device if device is not None else f"cuda:{cuda_ordinal(array)}")
         if dev.backend != "cuda":  # an OpenCL device can only be fed from the host
             if not copy:
                 raise ShapeError(f"copy=False shares a CUDA array's memory; {dev.id} is not a CUDA device")
-            Container.__init__(self, source.get(), dtype=dtype, device=dev)
+            Container.__init__(self, host_copy(array), dtype=dtype, device=dev)
             return
+        source = backend_view(array)
         if dtype is not None and np.dtype(dtype) != source.dtype:
             if not copy:
                 raise DTypeError(f"copy=False cannot convert {source.dtype} to {np.dtype(dtype)}")

@@ -99,6 +99,7 @@ class Device(ABC):
     def __init__(self, info: DeviceInfo) -> None:
         self.info = info
         self._recorders: list[Recorder] = []
+        self._by_path: dict[tuple[str, tuple[tuple[str, Any], ...]], Program] = {}
 
     # identity -----------------------------------------------------------------------------
     @property
@@ -202,8 +203,16 @@ class Device(ABC):
         """
 
     def program(self, path: str, defines: Defines | None = None) -> Program:
-        """Build the package kernel file ``path`` (e.g. ``"intro/saxpy.cl"``)."""
-        return self.build(Source.load(path), defines)
+        """Build the package kernel file ``path`` (e.g. ``"basics/saxpy.cl"``).
+
+        Found again by (path, defines) without reading or hashing any source: a call in a loop
+        costs a dictionary lookup.
+        """
+        key = (path, tuple(sorted(defines.items())) if defines else ())
+        found = self._by_path.get(key)
+        if found is None:
+            found = self._by_path[key] = self.build(Source.load(path), defines)
+        return found
 
     @abstractmethod
     def launch(self, kernel: Kernel, global_size: Size, local_size: Size | None, *args: Any) -> Event:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
+from .arrays import is_device_array
 from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program, check_range, fill_extent, shape2d
 from .geometry import Size, check_launch
 from .sources import Defines, Source, define_lines, define_options, read_kernel_file
@@ -360,20 +361,6 @@ class CUDABackend(Backend):
 # device arrays -----------------------------------------------------------------------------
 
 
-def is_device_array(obj: Any) -> bool:
-    """Whether ``obj`` is an array in CUDA device memory (CuPy, PyTorch on a GPU, Numba, ...)."""
-    if hasattr(obj, "__cuda_array_interface__"):
-        return True
-    probe = getattr(obj, "__dlpack_device__", None)
-    if probe is None:
-        return False
-    try:
-        kind, _ = probe()
-    except Exception:
-        return False
-    return int(kind) in (2, 13)  # kDLCUDA, kDLCUDAManaged
-
-
 def as_cupy(obj: Any) -> Any:
     """``obj`` as a CuPy array sharing its memory (``__cuda_array_interface__`` or DLPack)."""
     cp = _cp()
@@ -498,4 +485,4 @@ def _build_log(exc: Any) -> str:
     return str(log).strip()
 
 
-__all__ = ["CUDABackend", "CUDADevice", "as_cupy", "is_device_array"]
+__all__ = ["CUDABackend", "CUDADevice", "as_cupy"]

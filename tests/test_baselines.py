@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parskel.algorithms.cpu import BASELINES
+from parskel.bench.baselines import BASELINES
 from parskel.errors import DTypeError, ShapeError
 
 SIZES = [0, 1, 2, 17, 1000, 65537]

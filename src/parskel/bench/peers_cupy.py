@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .timing import Timing
+from ..runtime import Timing
 
 Peer = Callable[..., tuple[Any, Timing]]
 

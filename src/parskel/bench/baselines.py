@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..algorithms.keys import check_keys, check_values
+from ..algorithms.matmuls import check_operands
 from ..errors import DTypeError, ShapeError
-from .keys import check_keys, check_values
-from .matmuls import check_operands
 
 _SIGN = np.uint32(0x80000000)
 _ALL = np.uint32(0xFFFFFFFF)

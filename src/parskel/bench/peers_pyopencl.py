@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import Device
-from .timing import Timing
+from ..runtime import Device, Timing
 
 Peer = Callable[..., tuple[Any, Timing]]
 

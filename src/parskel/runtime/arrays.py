@@ -1,0 +1,77 @@
+"""Arrays of other libraries in CUDA device memory (CuPy, PyTorch, Numba, anything with
+``__cuda_array_interface__`` or DLPack), recognised without importing any of them.
+
+Layers above the runtime ask here whether an argument is such an array, which GPU it lives on,
+and for the backend's view of it; only :mod:`parskel.runtime.cuda` imports CuPy to provide that
+view, and only when a device array actually arrives.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+_DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
+
+
+def is_device_array(obj: Any) -> bool:
+    """Whether ``obj`` is an array in CUDA device memory.
+
+    >>> is_device_array(np.zeros(3))
+    False
+    """
+    if isinstance(obj, np.ndarray):
+        return False
+    if hasattr(obj, "__cuda_array_interface__"):
+        return True
+    probe = getattr(obj, "__dlpack_device__", None)
+    if probe is None:
+        return False
+    try:
+        kind, _ = probe()
+    except Exception:
+        return False
+    return int(kind) in _DLPACK_CUDA
+
+
+def cuda_ordinal(obj: Any) -> int:
+    """The CUDA device number that holds the device array ``obj``."""
+    probe = getattr(obj, "__dlpack_device__", None)
+    if probe is not None:
+        kind, ordinal = probe()
+        if int(kind) in _DLPACK_CUDA:
+            return int(ordinal)
+    return int(backend_view(obj).device.id)
+
+
+def backend_view(obj: Any) -> Any:
+    """The device array as the CUDA backend's kernels take it (a CuPy array sharing its memory)."""
+    from .cuda import as_cupy
+
+    return as_cupy(obj)
+
+
+def host_copy(obj: Any) -> np.ndarray:
+    """A NumPy copy of a device array (for a device that cannot read CUDA memory)."""
+    return backend_view(obj).get()
+
+
+def returner(like: Any) -> Callable[[Any], Any]:
+    """The function that gives a result computed for ``like`` back as ``like``'s kind of array.
+
+    Results of the CUDA backend are CuPy arrays; a PyTorch caller gets tensors (through DLPack,
+    without a copy). PyTorch is not imported: it is in ``sys.modules`` when a tensor exists.
+    """
+    if like is None or not type(like).__module__.startswith("torch"):
+        return lambda result: result
+    from_dlpack = sys.modules["torch"].from_dlpack
+
+    def to_torch(result: Any) -> Any:
+        if isinstance(result, tuple):
+            return tuple(from_dlpack(r) for r in result)
+        return from_dlpack(result)
+
+    return to_torch
