@@ -201,3 +201,32 @@ def test_errors_name_the_problem_before_running(device):
         ps.Reduce("float add(float a, int b) { return a + b; }")
     with pytest.raises(TypeError):
         SQUARE(np.arange(3, dtype=np.float32))
+
+
+def test_a_local_pointer_extra_is_refused_before_building(device):
+    with pytest.raises(UserFunctionError, match="__global float"):
+        ps.Map("float f(float x, __local float *t) { return x; }")
+
+
+def test_builds_are_quiet_unless_verbose():
+    """A user function's compiler warnings stay out of the terminal; PARSKEL_VERBOSE shows them.
+    Building a skeleton with extra arguments warns about nothing."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, parskel as ps\n"
+        "v = ps.Vector(np.arange(8, dtype=np.float32), device='cpu')\n"
+        "ps.Map('float f(float x, float s, __global const float *t) { return x * s + t[0]; }')(v, np.float32(2), v)\n"
+        "ps.Map('#define HALF, 0.5f\\nfloat g(float x) { return x; }')(v)\n"
+        "print('done')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PARSKEL_VERBOSE"}
+    quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert quiet.stdout.strip() == "done" and quiet.stderr == ""
+    loud = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**env, "PARSKEL_VERBOSE": "1"}, check=True
+    )
+    assert "whitespace after the macro name" in loud.stderr
+    assert loud.stderr.count("parskel: building") == 1  # only the function with the bad macro warns

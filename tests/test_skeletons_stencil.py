@@ -113,3 +113,16 @@ def test_scatter_and_gather_are_inverse(device, rng):
     np.testing.assert_allclose(shifted.numpy(), values[perm] * 0.5 + np.arange(n))
     with pytest.raises(ShapeError, match="outside"):
         ps.Scatter()(v, p, size=10)
+
+
+def test_map_overlap_2d_with_row_and_column_indices(device):
+    """A 2D user function that names both indices builds (only the 2D kernel is compiled)."""
+    x = np.arange(35, dtype=np.float32).reshape(5, 7)
+    f = ps.MapOverlap(
+        "float f(const float *w, ps_index r, ps_index c) { return ps_get(w, 0, 1) + 100 * r + c; }",
+        radius=1,
+        boundary="clamp",
+    )
+    right = np.concatenate([x[:, 1:], x[:, -1:]], axis=1)
+    rows, cols = np.indices(x.shape)
+    np.testing.assert_array_equal(f(ps.Matrix(x, device=device)).numpy(), right + 100 * rows + cols)

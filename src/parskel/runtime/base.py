@@ -82,9 +82,11 @@ class Kernel(ABC):
 
 
 class Program(ABC):
-    """A built program; kernels are looked up by name."""
+    """A built program; kernels are looked up by name. ``log`` is what the compiler said
+    (warnings) when the build succeeded; ``PARSKEL_VERBOSE=1`` prints it at build time."""
 
     source: Source
+    log: str = ""
 
     @abstractmethod
     def kernel(self, name: str) -> Kernel:

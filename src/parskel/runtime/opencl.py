@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
 from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program, check_range, fill_extent, shape2d
+from .buildlog import captured_stderr, report
 from .geometry import Size, check_launch
 from .sources import Defines, Source, define_options
 from .timing import Event, EventKind
@@ -213,13 +214,21 @@ class OpenCLDevice(Device):
         program = self._programs.get(key)
         if program is not None:
             return program
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", cl.CompilerWarning)
-                handle = cl.Program(self.context, source.text).build(options=list(options))
-        except cl.RuntimeError as exc:
-            raise source.build_error(_build_log(str(exc))) from None
+        context = self.context
+        with captured_stderr() as chatter:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", cl.CompilerWarning)
+                    handle = cl.Program(context, source.text).build(options=list(options))
+            except cl.RuntimeError as exc:
+                failure = _build_log(str(exc))
+            else:
+                failure = None
+        if failure is not None:
+            raise source.build_error(failure)
         program = self._programs[key] = OpenCLProgram(self, handle, source)
+        program.log = "\n".join(filter(None, (_device_log(handle, self._cl), *chatter))).strip()
+        report(source.name, program.log)
         return program
 
     def launch(self, kernel: Kernel, global_size: Size, local_size: Size | None, *args: Any) -> Event:
@@ -371,6 +380,13 @@ def _argument(kernel: str, index: int, arg: Any) -> Any:
 
 
 _BUILD_NOISE = re.compile(r"^(clBuildProgram failed.*|Build on <.*>:|\(options: .*\))$")
+
+
+def _device_log(handle: Any, device: Any) -> str:
+    try:
+        return str(handle.get_build_info(device, cl.program_build_info.LOG)).strip()
+    except cl.Error:
+        return ""
 
 
 def _build_log(message: str) -> str:

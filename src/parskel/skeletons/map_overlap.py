@@ -71,6 +71,7 @@ class MapOverlap(Skeleton):
             )
         indices = ["ps_i"] if len(fn.index_positions) < 2 else ["ps_row", "ps_col"]
         glue = (
+            f"#define PS_DIMS {a.ndim}\n"
             f"#define PS_IN_T {a.c_type}\n#define PS_OUT_T {fn.return_type}\n"
             f"#define PS_BOUNDARY {BOUNDARIES.index(self.boundary)}\n"
             f"#define PS_EXTRA_PARAMS{fn.extra_params('ps_x')}\n"

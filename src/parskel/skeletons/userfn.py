@@ -56,7 +56,8 @@ _ALIASES = {
 }
 _SCALARS = {element_c_type(dt): dt for dt in scalar_types()}
 _FUNCTION = re.compile(r"([A-Za-z_][\w\s\*]*?)\b([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{")
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+# comments, and preprocessor lines (with their continuations), which hold no function definition
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/|^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.S | re.M)
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,13 @@ class UserFunction:
         rest = params[elements:]
         self.index_positions = [k for k, p in enumerate(rest) if p.is_index]
         self.extras = [p for p in rest if not p.is_index]
+        for p in self.extras:
+            if p.pointer and not p.is_global:
+                raise UserFunctionError(
+                    f"{self.where} {self.signature.name!r}: the extra parameter {p.name!r} is a pointer "
+                    f"outside global memory; a container argument is declared '__global {p.type} *{p.name}'"
+                    " (add const for read-only access); local memory cannot be passed to a user function"
+                )
         self._rest = rest
         self.name = f"ps_{role}_fn"
 
@@ -203,7 +211,9 @@ class UserFunction:
         return f"{self.name}({', '.join(args)})"
 
     def extra_params(self, prefix: str) -> str:
+        """The extra parameters as they follow a kernel's own: `` , float ps_x0, ...`` (the
+        leading space keeps ``#define PS_EXTRA_PARAMS`` an object-like macro)."""
         return "".join(
-            f", {Param(p.type, f'{prefix}{k}', p.pointer, p.is_global, p.const).declaration()}"
+            f" , {Param(p.type, f'{prefix}{k}', p.pointer, p.is_global, p.const).declaration()}"
             for k, p in enumerate(self.extras)
         )

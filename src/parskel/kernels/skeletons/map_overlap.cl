@@ -2,8 +2,9 @@
  * a private window (1D: w[-d..d]; 2D: ps_get(w, dr, dc)). Outside the container the window
  * holds the neutral value (PS_BOUNDARY 0), the nearest element (1, clamp), the element from the
  * other end (2, wrap), or the mirror image about the edge element (3, mirror: -1 -> 1).
- * Glue: PS_IN_T, PS_OUT_T, PS_RADIUS, PS_BOUNDARY, PS_ELEMENT (the user call on ps_center),
- * PS_EXTRA_PARAMS. */
+ * Glue: PS_DIMS (1 or 2: only that kernel is built, since the user call may name the 2D indices
+ * ps_row and ps_col), PS_IN_T, PS_OUT_T, PS_RADIUS, PS_BOUNDARY, PS_ELEMENT (the user call on
+ * ps_center), PS_EXTRA_PARAMS. */
 #include "common/parskel.h"
 #define PS_T PS_IN_T
 #include "identity.h"
@@ -33,6 +34,7 @@ inline int ps_fold(int j, int n)
 #endif
 }
 
+#if PS_DIMS == 1
 __kernel void ps_map_overlap_1d(__global const PS_IN_T *ps_in, __global PS_OUT_T *ps_out,
                                 __global const PS_IN_T *ps_neutral, uint ps_n PS_EXTRA_PARAMS)
 {
@@ -48,6 +50,7 @@ __kernel void ps_map_overlap_1d(__global const PS_IN_T *ps_in, __global PS_OUT_T
     ps_out[ps_i] = PS_ELEMENT;
 }
 
+#else
 __kernel void ps_map_overlap_2d(__global const PS_IN_T *ps_in, __global PS_OUT_T *ps_out,
                                 __global const PS_IN_T *ps_neutral, uint ps_rows,
                                 uint ps_cols PS_EXTRA_PARAMS)
@@ -68,3 +71,4 @@ __kernel void ps_map_overlap_2d(__global const PS_IN_T *ps_in, __global PS_OUT_T
     const PS_IN_T *ps_center = ps_w + PS_RADIUS * PS_WIDTH + PS_RADIUS;
     ps_out[ps_i] = PS_ELEMENT;
 }
+#endif
