@@ -65,5 +65,21 @@ class UserFunctionError(ParskelError, ValueError):
     """A user function (skeleton source) that cannot be used as given."""
 
 
+class ArgumentError(ParskelError, ValueError):
+    """An argument of the wrong kind or value (a flag that is not a bool, a size that is not a
+    whole number) where no more specific error applies."""
+
+
 class VariantError(ParskelError, ValueError):
     """An unknown algorithm variant, or one that cannot run on the chosen device."""
+
+
+def boolean(value: object, what: str) -> bool:
+    """``value`` as a flag: a bool (or NumPy bool); anything else is an :class:`ArgumentError`.
+
+    >>> boolean(True, "inclusive")
+    True
+    """
+    if value is True or value is False or type(value).__name__ == "bool_":
+        return bool(value)
+    raise ArgumentError(f"{what} must be True or False, got {value!r}")

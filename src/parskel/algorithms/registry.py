@@ -172,6 +172,7 @@ def dispatch(
             raise VariantError(f"{family}/{variant} cannot run on {device.id}: {'; '.join(unmet)}")
         return call(chosen, values)
     errors: list[str] = []
+    failures: list[Exception] = []
     for name in preferred(family, device):
         candidate = get(family, name)
         try:
@@ -187,4 +188,8 @@ def dispatch(
             return call(candidate, values)
         except _RECOVERABLE as exc:
             errors.append(f"{name}: {exc}")
-    raise VariantError(f"no {family} variant can run on {device.id}:\n  " + "\n  ".join(errors))
+            failures.append(exc)
+    message = f"no {family} variant can run on {device.id}:\n  " + "\n  ".join(errors)
+    if failures and all(isinstance(exc, DeviceMemoryError) for exc in failures):
+        raise DeviceMemoryError(message)  # what to catch when the data is too large for the device
+    raise VariantError(message)

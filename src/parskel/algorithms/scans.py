@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from ..errors import DTypeError, ShapeError, VariantError
+from ..errors import DTypeError, ShapeError, VariantError, boolean
 from ..runtime import Buffer, Device, Program, c_type, round_to_multiple, round_to_power_of_two
 from . import registry
 from .operands import prepare
@@ -84,6 +84,7 @@ def scan(
     >>> scan(np.array([3, 1, 4, 1, 5], dtype=np.int32))   # doctest: +SKIP
     array([ 0,  3,  4,  8,  9], dtype=int32)
     """
+    inclusive = boolean(inclusive, "scan: inclusive")
     dev, (given,), returned = prepare(device, x)
     arr = _checked(given)
     kernel_dtype(arr.dtype, dev)

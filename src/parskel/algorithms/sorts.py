@@ -54,11 +54,28 @@ def sort(
     >>> parskel.sort(np.array([3, 1, 2], dtype=np.uint32))     # doctest: +SKIP
     array([1, 2, 3], dtype=uint32)
     """
+    lists = (not hasattr(keys, "dtype"), values is not None and not hasattr(values, "dtype"))
     dev, (keys, values), returned = prepare(device, keys, values)
+    keys, key_type = _narrowed(keys, lists[0])
+    if values is not None:
+        values, value_type = _narrowed(values, lists[1])
     check_keys(keys)
     if values is not None:
         check_values(values, keys.size)
-    return returned(registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p)))
+    result = registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p))
+    if values is None:
+        return returned(result.astype(key_type, copy=False))
+    return returned((result[0].astype(key_type, copy=False), result[1].astype(value_type, copy=False)))
+
+
+def _narrowed(array: np.ndarray, from_list: bool) -> tuple[np.ndarray, np.dtype]:
+    """A Python list of ints becomes int64 in NumPy: sort it as int32 when that loses nothing,
+    and give it back as int64, as ``np.sort`` of the list would."""
+    if from_list and array.dtype == np.int64 and array.size:
+        info = np.iinfo(np.int32)
+        if info.min <= array.min() and array.max() <= info.max:
+            return array.astype(np.int32), array.dtype
+    return array, array.dtype
 
 
 # shared ------------------------------------------------------------------------------------

@@ -121,6 +121,12 @@ def device(spec: str | Device | None = None) -> Device:
     if isinstance(spec, Device):
         return spec
     if spec is not None:
+        if not isinstance(spec, str):
+            raise DeviceNotFoundError(
+                f"{spec!r} (a {type(spec).__name__}; name a device by id such as 'opencl:0:0' or 'cuda:0', "
+                "or by a fragment of its name)",
+                [str(d) for d in devices()],
+            )
         return find(spec)
     scoped = _scoped.get()
     if scoped is not None:

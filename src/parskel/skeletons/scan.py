@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..containers.base import Container
-from ..errors import ShapeError
+from ..errors import ShapeError, boolean
 from ..runtime import Buffer, Device, Kernel, round_to_multiple
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
@@ -46,7 +46,7 @@ class Scan(Skeleton):
         super().__init__()
         self.op, self.dtype = operator(source, self.name)
         self.identity = identity
-        self.inclusive = bool(inclusive)
+        self.inclusive = boolean(inclusive, "Scan: inclusive")
 
     def _build(self, dev: Device) -> _Plan:
         op = self.op

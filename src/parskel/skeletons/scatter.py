@@ -63,6 +63,10 @@ class _Permute(Skeleton):
             raise ShapeError(f"{self.name}: values and positions must be Vectors")
         if positions.dtype.kind not in "iu":
             raise DTypeError(f"{self.name}: positions must be integers, not {positions.dtype}")
+        if self.kernel_name == "ps_scatter" and len(positions) != len(values):
+            raise ShapeError(
+                f"{self.name}: each value needs one position; got {len(values)} values and {len(positions)} positions"
+            )
         dev = values.device
         plan = self._plan((dev, values.dtype, positions.dtype), lambda: self._build(dev, values, positions))
         args, written = ([], []) if self.fn is None else bind_extras(self.fn, extra, dev)
