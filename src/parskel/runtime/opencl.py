@@ -215,6 +215,7 @@ class OpenCLDevice(Device):
         if program is not None:
             return program
         context = self.context
+        failure: str | None = None
         with captured_stderr() as chatter:
             try:
                 with warnings.catch_warnings():
@@ -222,8 +223,6 @@ class OpenCLDevice(Device):
                     handle = cl.Program(context, source.text).build(options=list(options))
             except cl.RuntimeError as exc:
                 failure = _build_log(str(exc))
-            else:
-                failure = None
         if failure is not None:
             raise source.build_error(failure)
         program = self._programs[key] = OpenCLProgram(self, handle, source)
