@@ -13,6 +13,7 @@ from parskel.bench import peers_pyopencl as opencl_peers
 from parskel.bench.cases import CASES, Subject
 from parskel.bench.harness import Result, measure, sweep
 from parskel.bench.peers import select
+from parskel.bench.summary import summarize
 from parskel.cli import main
 from parskel.cli.common import parse_sizes as _sizes
 from parskel.runtime import Timing
@@ -210,3 +211,124 @@ def test_bench_command_stores_reports_and_prints_json(tmp_path, capsys, device):
 def test_bench_rejects_unknown_families(tmp_path, capsys):
     assert main(["bench", "fft", "--out", str(tmp_path)]) == 2
     assert "unknown family" in capsys.readouterr().err
+
+
+def _scripted(walls):
+    """A subject whose successive calls report the given wall times (and a right answer)."""
+    times = iter(walls)
+
+    def call(inputs):
+        return np.sort(inputs[0]), Timing(kernel=0.0, wall=next(times))
+
+    return Subject("sort", "scripted", "variant", "test", call)
+
+
+def test_a_steady_measurement_is_not_remeasured():
+    keys = np.arange(8, dtype=np.uint32)[::-1].copy()
+    result = measure(CASES["sort"], _scripted([9.0, 1.0, 1.1, 1.05]), (keys,), np.sort(keys), reps=3, warmup=1)
+    assert result.status == "ok" and result.reps == 3 and not result.unstable
+    assert result.e2e == pytest.approx(1.05) and result.message == ""
+
+
+def test_a_disturbed_measurement_is_measured_again_and_settles():
+    keys = np.arange(8, dtype=np.uint32)
+    walls = [9.0, 1.0, 2.0, 2.0] + [1.0] * 6  # one busy moment, then quiet
+    result = measure(CASES["sort"], _scripted(walls), (keys,), keys, reps=3, warmup=1)
+    assert result.reps == 9 and result.e2e == pytest.approx(1.0) and not result.unstable
+
+
+def test_a_measurement_that_stays_disturbed_is_marked():
+    keys = np.arange(8, dtype=np.uint32)
+    walls = [9.0] + [1.0, 2.0, 2.0] * 3
+    result = measure(CASES["sort"], _scripted(walls), (keys,), keys, reps=3, warmup=1)
+    assert result.status == "ok" and result.unstable and "unstable" in result.message
+    row = summarize([result])[0]
+    assert row.unstable
+
+
+def test_unstable_and_default_survive_the_store(tmp_path, device):
+    result = Result(
+        "sort",
+        "radix",
+        "variant",
+        device.id,
+        16,
+        "ok",
+        reps=3,
+        e2e=1.0,
+        e2e_min=0.5,
+        e2e_max=1.0,
+        metric="Mkeys/s",
+        spread=1.0,
+        default=True,
+    )
+    with Store(tmp_path / "r.sqlite") as store:
+        run = store.begin("test", {}, [device])
+        store.add(run, [result])
+        (back,) = store.results(run)
+    assert back.unstable and back.default and back.spread == pytest.approx(1.0)
+
+
+def test_the_summary_puts_the_default_against_the_peer(device):
+    def r(name, kind, seconds, default=False):
+        return Result(
+            "sort",
+            name,
+            kind,
+            device.id if kind == "variant" else "host",
+            1024,
+            "ok",
+            reps=3,
+            e2e=seconds,
+            e2e_min=seconds,
+            e2e_max=seconds,
+            metric="Mkeys/s",
+            default=default,
+        )
+
+    (row,) = summarize(
+        [r("radix", "variant", 2.0, default=True), r("bitonic", "variant", 1.0), r("numpy_sort", "peer", 4.0)]
+    )
+    assert (row.best, row.default) == ("bitonic", "radix")
+    assert row.vs_peer == pytest.approx(4.0) and row.default_vs_peer == pytest.approx(2.0)
+
+
+def test_the_sweep_marks_the_default_variant(device):
+    from parskel.algorithms import registry
+
+    results = sweep([device], _tiny(["sort"], {"sort": (64,)}, peers=frozenset()), [])
+    defaults = [r.subject for r in results if r.default]
+    runnable = [v.name for v in registry.variants("sort") if not v.unmet(device, v.resolve())]
+    assert defaults == [next(n for n in registry.preferred("sort", device) if n in runnable)]
+
+
+def test_progress_is_a_line_per_measurement_in_a_log(tmp_path, device):
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "parskel",
+            "bench",
+            "sort",
+            "--device",
+            device.id,
+            "--sizes",
+            "64",
+            "--variants",
+            "radix",
+            "--peers",
+            "numpy",
+            "--reps",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--no-report",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "sort radix on" in out.stderr and "n=64" in out.stderr and "sort numpy n=64" in out.stderr

@@ -56,6 +56,7 @@ class Subject:
     where: str
     call: Callable[[Inputs], tuple[Any, Timing | None]]
     params: str = ""
+    default: bool = False  # what parskel's public function runs on this device
 
 
 # checks ------------------------------------------------------------------------------------

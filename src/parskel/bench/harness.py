@@ -50,6 +50,14 @@ class Result:
     params: str = ""
     message: str = ""
     samples: list[float] = field(default_factory=list)
+    spread: float | None = None  # median / fastest - 1 of the end-to-end samples
+    default: bool = False  # the variant parskel's public function picks on this device
+
+    @property
+    def unstable(self) -> bool:
+        """Whether the repetitions disagree so much that the median may not be the device's
+        speed (the machine was busy): reports mark such figures."""
+        return self.spread is not None and self.spread > UNSTABLE
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -94,6 +102,10 @@ def default_settings(groups: Sequence[str], *, full: bool = False, **overrides: 
 
 Listener = Callable[[str, Any], None]
 
+#: A measurement whose median is this much slower than its fastest repetition is re-measured
+#: once with twice the repetitions; if it still is, it is kept and marked unstable.
+UNSTABLE = 0.25
+
 
 def measure(
     case: Case, subject: Subject, inputs: tuple[np.ndarray, ...], expected: Any, reps: int, warmup: int
@@ -108,36 +120,48 @@ def measure(
         size=size,
         metric=case.metric,
         params=subject.params,
+        default=subject.default,
     )
     runs: list[tuple[float, Any]] = []
-    first = 0.0
-    try:
-        for i in range(max(1, warmup) + reps):
+
+    def timed(count: int) -> str | None:
+        """Run the subject ``count`` times into ``runs``; what is wrong with a result, if anything."""
+        for _ in range(count):
             start = time.perf_counter()
             result, timing = subject.call(inputs)
             elapsed = time.perf_counter() - start
             wrong = case.check(result, expected)
             if wrong:
-                return Result(**base, status="wrong", message=wrong)
-            seconds = timing.wall if timing is not None else elapsed
-            if i == 0:
-                first = seconds
-            elif i >= max(1, warmup):
-                runs.append((seconds, timing))
+                return wrong
+            runs.append((timing.wall if timing is not None else elapsed, timing))
+        return None
+
+    try:
+        wrong = timed(max(1, warmup))
+        first = runs[0][0] if runs else 0.0
+        runs.clear()
+        wrong = wrong or timed(reps)
+        if not wrong and reps >= 3 and _spread([t for t, _ in runs]) > UNSTABLE:
+            wrong = timed(2 * reps)  # a busy moment: once more, with twice the samples
     except Exception as exc:  # every failure of a subject is a result, whatever raised it
         return Result(**base, status="error", message=_describe(exc))
+    if wrong:
+        return Result(**base, status="wrong", message=wrong)
     times = [t for t, _ in runs]
     median = statistics.median(times)
+    spread = _spread(times)
     result = Result(
         **base,
         status="ok",
-        reps=reps,
+        reps=len(times),
         e2e=median,
         e2e_min=min(times),
         e2e_max=max(times),
         compile=max(0.0, first - median),
         figure=case.figure(size, median),
         samples=times,
+        spread=spread,
+        message=f"unstable: the median is {spread:.0%} above the fastest run" if spread > UNSTABLE else "",
     )
     timings = [t for _, t in runs if t is not None]
     if timings:
@@ -148,6 +172,11 @@ def measure(
         result.other = statistics.median(t.other for t in timings)
         result.launches = timings[0].launches or None
     return result
+
+
+def _spread(times: list[float]) -> float:
+    fastest = min(times)
+    return statistics.median(times) / fastest - 1.0 if fastest > 0 else 0.0
 
 
 def _predicted(case: Case, result: Result, size: int, calls: int) -> float:

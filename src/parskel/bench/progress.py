@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .harness import Result
+from .harness import UNSTABLE, Result
 from .summary import Row, failures
 
 
@@ -62,20 +62,37 @@ class ProgressDisplay:
                 self.console.print(
                     f"[red]{result.status}[/] {result.family} {result.subject} n={result.size}: {result.message}"
                 )
+            elif not self.console.is_terminal:  # a log file: a line per measurement instead of a bar
+                where = "" if result.where == "host" else f" on {result.where}"
+                shown = seconds(result.e2e) if result.status == "ok" else result.status
+                mark = " (unstable)" if result.unstable else ""
+                self.console.print(f"{result.family} {result.subject}{where} n={result.size}: {shown}{mark}")
             self._progress.advance(self._task)
 
 
 def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Result], notes: Sequence[str]) -> None:
-    """The best variant at each family's largest size, failures and notes."""
+    """parskel's default against the best peer, then the best variant, at each family's largest
+    size; failures and notes."""
+    largest_rows = _largest(rows)
+    standings = Table(title="parskel's default against the best peer, at the largest size of each family")
+    for column in ("family", "device", "size", "default variant", "time", "best peer", "peer time", "vs peer"):
+        standings.add_column(column, justify="right" if column in ("size", "time", "peer time") else "left")
+    for row in largest_rows:
+        standings.add_row(
+            row.family,
+            row.device,
+            str(row.size),
+            row.default or "-",
+            seconds(row.default_seconds),
+            row.peer or "-",
+            seconds(row.peer_seconds),
+            ratio(row.default_vs_peer) + (" ~" if row.unstable else ""),
+        )
+    console.print(standings)
     table = Table(title="Best parskel variant at the largest size of each family")
     for column in ("family", "device", "size", "best", "time", "figure", "vs CPU baseline", "best peer", "vs peer"):
         table.add_column(column, justify="right" if column in ("size", "time", "figure") else "left")
-    largest: dict[tuple[str, str], Row] = {}
-    for row in rows:
-        key = (row.family, row.device)
-        if key not in largest or row.size > largest[key].size:
-            largest[key] = row
-    for row in largest.values():
+    for row in largest_rows:
         figure = "-" if row.figure is None else f"{row.figure:.3g} {row.metric}"
         table.add_row(
             row.family,
@@ -86,9 +103,14 @@ def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Resul
             figure,
             f"{ratio(row.vs_baseline)} ({row.baseline or '-'})",
             row.peer or "-",
-            ratio(row.vs_peer),
+            ratio(row.vs_peer) + (" ~" if row.unstable else ""),
         )
     console.print(table)
+    if any(row.unstable for row in largest_rows):
+        console.print(
+            "~ a figure of the row was unstable: its repetitions disagreed by more than "
+            f"{UNSTABLE:.0%} even when measured again (the machine was busy)"
+        )
     failed = failures(results)
     if failed:
         console.print(f"[red]{len(failed)} failures[/] (recorded, no times):")
@@ -96,3 +118,13 @@ def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Resul
             console.print(f"  {r.family} {r.subject} on {r.where} n={r.size}: {r.status}: {r.message}")
     for note in notes:
         console.print(f"[yellow]note:[/] {note}")
+
+
+def _largest(rows: Sequence[Row]) -> list[Row]:
+    """The row of each family and device at its largest size."""
+    largest: dict[tuple[str, str], Row] = {}
+    for row in rows:
+        key = (row.family, row.device)
+        if key not in largest or row.size > largest[key].size:
+            largest[key] = row
+    return list(largest.values())

@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS results (
     e2e REAL, e2e_min REAL, e2e_max REAL, kernel REAL, kernel_min REAL, kernel_max REAL,
     upload REAL, download REAL, other REAL, launches INTEGER, compile REAL,
     figure REAL, metric TEXT NOT NULL, params TEXT NOT NULL, message TEXT NOT NULL,
-    samples TEXT NOT NULL
+    samples TEXT NOT NULL, spread REAL, "default" INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id, family);
 """
@@ -106,6 +106,11 @@ class Store:
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA foreign_keys = ON")
         self._db.executescript(_SCHEMA)
+        known = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
+        added = {"spread": "REAL", "default": "INTEGER NOT NULL DEFAULT 0"}  # since the first stores
+        for column, kind in added.items():
+            if column not in known:
+                self._db.execute(f'ALTER TABLE results ADD COLUMN "{column}" {kind}')
 
     def close(self) -> None:
         self._db.close()
@@ -155,8 +160,9 @@ class Store:
             values["samples"] = json.dumps(values["samples"])
             rows.append([run_id] + [values[c] for c in _COLUMNS])
         marks = ", ".join("?" for _ in range(len(_COLUMNS) + 1))
+        names = ", ".join(f'"{c}"' for c in ["run_id", *_COLUMNS])
         with self._db:
-            self._db.executemany(f"INSERT INTO results VALUES ({marks})", rows)
+            self._db.executemany(f"INSERT INTO results ({names}) VALUES ({marks})", rows)
 
     def finish(self, run_id: int, notes: Sequence[str]) -> None:
         with self._db:
@@ -204,5 +210,6 @@ class Store:
         for row in rows:
             values = {c: row[c] for c in _COLUMNS}
             values["samples"] = json.loads(values["samples"])
+            values["default"] = bool(values["default"])
             out.append(Result(**values))
         return out

@@ -40,19 +40,19 @@ def variant_subjects(family: str, device: Device, wanted: set[str] | None, notes
         found = registry.variants(family)
     except VariantError:
         return []
+    runnable = {v.name for v in found if not v.unmet(device, v.resolve())}
+    default = next((name for name in registry.preferred(family, device) if name in runnable), None)
     subjects = []
     for variant in found:
         if wanted is not None and variant.name not in wanted:
             continue
         params = variant.resolve()
-        unmet = variant.unmet(device, params)
-        if unmet:
-            notes.append(f"{family}/{variant.name} skipped on {device.id}: {'; '.join(unmet)}")
+        if variant.name not in runnable:
+            notes.append(f"{family}/{variant.name} skipped on {device.id}: {'; '.join(variant.unmet(device, params))}")
             continue
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
-        subjects.append(
-            Subject(family, variant.name, "variant", device.id, _recorded(device, variant.run, family, params), shown)
-        )
+        call = _recorded(device, variant.run, family, params)
+        subjects.append(Subject(family, variant.name, "variant", device.id, call, shown, variant.name == default))
     return subjects
 
 
@@ -123,4 +123,4 @@ def skeleton_subjects(family: str, device: Device, wanted: set[str] | None, note
     if not (hasattr(ps, api) and hasattr(ps, "Vector")):
         notes.append(f"{family}: parskel.{api} or parskel.Vector does not exist yet; skeleton not measured")
         return []
-    return [Subject(family, name, "variant", device.id, _skeleton(device, make, apply))]
+    return [Subject(family, name, "variant", device.id, _skeleton(device, make, apply), default=True)]

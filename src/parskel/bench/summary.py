@@ -1,7 +1,9 @@
-"""The conclusions of a run: best variant per family, device and size, and its ratio to the others.
+"""The conclusions of a run: per family, device and size, parskel's default variant (what
+``parskel.sort`` and the others run there) and its best variant, against the others.
 
 The CPU baseline of a size is the fastest compiled seed baseline measured there; the best peer
-is the fastest peer of the same run (NumPy, PyOpenCL, CuPy, PyTorch) on any device.
+is the fastest peer of the same run (NumPy, PyOpenCL, CuPy, PyTorch) on any device. A row whose
+figures include an unstable measurement (see :data:`parskel.bench.harness.UNSTABLE`) says so.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ class Row:
     baseline_seconds: float | None
     peer: str | None
     peer_seconds: float | None
+    default: str | None = None
+    default_seconds: float | None = None
+    unstable: bool = False
 
     @property
     def vs_baseline(self) -> float | None:
@@ -39,8 +44,15 @@ class Row:
         """How many times faster than the best peer (above 1: parskel wins)."""
         return self.peer_seconds / self.seconds if self.peer_seconds else None
 
+    @property
+    def default_vs_peer(self) -> float | None:
+        """How many times faster the default variant is than the best peer."""
+        return self.peer_seconds / self.default_seconds if self.peer_seconds and self.default_seconds else None
+
     def as_dict(self) -> dict[str, Any]:
-        return dict(asdict(self), vs_baseline=self.vs_baseline, vs_peer=self.vs_peer)
+        return dict(
+            asdict(self), vs_baseline=self.vs_baseline, vs_peer=self.vs_peer, default_vs_peer=self.default_vs_peer
+        )
 
 
 def fastest(results: Iterable[Result]) -> Result | None:
@@ -68,6 +80,7 @@ def summarize(results: Sequence[Result]) -> list[Row]:
             continue
         base = fastest(r for r in here if r.kind == "baseline")
         peer = fastest(r for r in here if r.kind == "peer")
+        default = fastest(r for r in here if r.kind == "variant" and r.where == device and r.default)
         rows.append(
             Row(
                 family=family,
@@ -81,6 +94,9 @@ def summarize(results: Sequence[Result]) -> list[Row]:
                 baseline_seconds=base.e2e if base else None,
                 peer=f"{peer.subject}@{peer.where}" if peer else None,
                 peer_seconds=peer.e2e if peer else None,
+                default=default.subject if default else None,
+                default_seconds=default.e2e if default else None,
+                unstable=any(r is not None and r.unstable for r in (best, base, peer, default)),
             )
         )
     return rows
