@@ -21,7 +21,7 @@ matplotlib.use("Agg")  # files only: the report must work without a display
 import matplotlib.pyplot as plt
 
 from .cases import CASES
-from .harness import Result
+from .harness import UNSTABLE, Result
 from .progress import ratio, seconds
 from .store import Run, Store
 from .summary import Row, failures, fastest, speedup_over_baseline, summarize
@@ -200,6 +200,10 @@ _SUMMARY_COLUMNS = [
     "peer",
     "peer_seconds",
     "vs_peer",
+    "default",
+    "default_seconds",
+    "default_vs_peer",
+    "unstable",
 ]
 
 
@@ -287,6 +291,30 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
         rows = summarize(results)
         summary_rows += [[run.id] + [row.as_dict()[c] for c in _SUMMARY_COLUMNS[1:]] for row in rows]
         result_rows += [[run.id] + [getattr(r, c) for c in _RESULT_COLUMNS] for r in results]
+        body.append("<h3>parskel's default against the best peer</h3>")
+        body.append(
+            _table(
+                ["family", "device", "size", "default variant", "time", "best peer", "vs peer"],
+                [
+                    [
+                        r.family,
+                        r.device,
+                        r.size,
+                        r.default or "-",
+                        seconds(r.default_seconds),
+                        f"{r.peer or '-'} {seconds(r.peer_seconds)}",
+                        ratio(r.default_vs_peer) + (" ~" if r.unstable else ""),
+                    ]
+                    for r in rows
+                ],
+                numeric={2, 4, 6},
+            )
+        )
+        if any(r.unstable for r in rows):
+            body.append(
+                f"<p class=note>~ a figure of the row is unstable: its repetitions disagreed by more than "
+                f"{UNSTABLE:.0%} even when measured again, so the machine was busy; re-run before quoting it.</p>"
+            )
         body.append("<h3>Best variant per size</h3>")
         body.append(
             _table(
@@ -313,7 +341,7 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
                         f"{r.baseline or '-'} {seconds(r.baseline_seconds)}",
                         ratio(r.vs_baseline),
                         f"{r.peer or '-'} {seconds(r.peer_seconds)}",
-                        ratio(r.vs_peer),
+                        ratio(r.vs_peer) + (" ~" if r.unstable else ""),
                     ]
                     for r in rows
                 ],
