@@ -278,7 +278,10 @@ def matmul(
     ``params`` are the variant's tunables (``TILE=8``, ``WIDTH=8``). The inputs are not modified.
     CUDA device arrays (CuPy, PyTorch) stay on their GPU: see :mod:`parskel.algorithms.operands`.
 
-    >>> c = parskel.matmul(a, b, variant="blocks", WIDTH=8)   # doctest: +SKIP
+    >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> ps.matmul(a, a.T, variant="blocks", WIDTH=4)
+    array([[ 5., 14.],
+           [14., 50.]], dtype=float32)
     """
     dev, (a, b), returned = prepare(device, a, b)
     check_operands(a, b)

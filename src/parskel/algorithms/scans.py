@@ -81,8 +81,10 @@ def scan(
     fastest known for the device runs, falling back when one cannot. ``params`` are the
     variant's tunables (``WG``, the work-group size).
 
-    >>> scan(np.array([3, 1, 4, 1, 5], dtype=np.int32))   # doctest: +SKIP
-    array([ 0,  3,  4,  8,  9], dtype=int32)
+    >>> ps.scan(np.array([3, 1, 4, 1, 5], dtype=np.int32))
+    array([0, 3, 4, 8, 9], dtype=int32)
+    >>> ps.scan([3, 1, 4], inclusive=True)
+    array([3, 4, 8])
     """
     inclusive = boolean(inclusive, "scan: inclusive")
     dev, (given,), returned = prepare(device, x)

@@ -51,8 +51,10 @@ def sort(
     float32 order: ``-inf < ... < -0.0 < +0.0 < ... < +inf < NaN``; every NaN comes back as
     NumPy's quiet NaN (see :mod:`parskel.algorithms.keys`).
 
-    >>> parskel.sort(np.array([3, 1, 2], dtype=np.uint32))     # doctest: +SKIP
+    >>> ps.sort(np.array([3, 1, 2], dtype=np.uint32))
     array([1, 2, 3], dtype=uint32)
+    >>> ps.sort(np.array([0.5, -0.0, np.nan, 0.0, -np.inf], np.float32))
+    array([-inf, -0. ,  0. ,  0.5,  nan], dtype=float32)
     """
     lists = (not hasattr(keys, "dtype"), values is not None and not hasattr(values, "dtype"))
     dev, (keys, values), returned = prepare(device, keys, values)

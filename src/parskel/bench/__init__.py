@@ -1,8 +1,13 @@
 """``parskel bench``: every variant, CPU baseline and peer timed over sizes, stored and reported.
 
->>> from parskel.bench import bench, default_settings        # doctest: +SKIP
->>> outcome = bench([ps.device()], default_settings(["scan"]), out="bench-results")
->>> outcome.report                                             # bench-results/report/index.html
+>>> import tempfile
+>>> from parskel.bench import bench, default_settings
+>>> from rich.console import Console
+>>> settings = default_settings(["scan"], sizes={"scan": (1000,)}, peers=frozenset({"numpy"}))
+>>> with tempfile.TemporaryDirectory() as out:
+...     outcome = bench([ps.device()], settings, out=out, console=Console(quiet=True))
+...     outcome.report.name
+'index.html'
 """
 
 from __future__ import annotations

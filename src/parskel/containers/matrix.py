@@ -13,8 +13,10 @@ from .base import Container
 class Matrix(Container):
     """A 2D row-major array kept on the host and on a device, copied lazily.
 
-    >>> m = ps.Matrix(np.eye(3, dtype=np.float32))         # doctest: +SKIP
+    >>> m = ps.Matrix(np.eye(3, dtype=np.float32))
     >>> z = ps.Matrix(shape=(4, 5), dtype=np.float32)     # zeros
+    >>> m.shape, z.shape
+    ((3, 3), (4, 5))
     """
 
     ndim = 2

@@ -81,7 +81,9 @@ def struct(name: str, fields: DTypeLike | Sequence[tuple]) -> np.dtype:
     ``fields`` is a structured dtype or a NumPy field list; a field list gets C alignment
     (``align=True``). Fields are scalars, registered structs, or fixed-size arrays of them.
 
-    >>> affine = ps.struct("affine", [("a", np.float32), ("b", np.float32)])  # doctest: +SKIP
+    >>> affine = ps.struct("affine", [("a", np.float32), ("b", np.float32)])
+    >>> ps.Vector(np.array([(2.0, 1.0)], dtype=affine)).c_type
+    'affine'
     """
     if not _IDENT.match(name) or name in _RESERVED or name.startswith("ps_"):
         raise DTypeError(f"{name!r} cannot be a C struct name (a free identifier, not a keyword or ps_*)")

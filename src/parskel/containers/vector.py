@@ -13,8 +13,10 @@ from .base import Container
 class Vector(Container):
     """A 1D array kept on the host and on a device, copied lazily.
 
-    >>> v = ps.Vector(np.arange(5, dtype=np.float32))     # doctest: +SKIP
+    >>> v = ps.Vector(np.arange(5, dtype=np.float32))
     >>> w = ps.Vector(size=1000, dtype=np.int32)          # zeros
+    >>> len(v), w.numpy().sum()
+    (5, np.int64(0))
     """
 
     ndim = 1

@@ -141,8 +141,11 @@ def device(spec: str | Device | None = None) -> Device:
 def using(spec: str | Device) -> Iterator[Device]:
     """Make ``spec`` the default device inside the block.
 
-    >>> with parskel.using("pocl") as dev:   # doctest: +SKIP
-    ...     parskel.sort(keys)                 # runs on dev
+    >>> with ps.using("cpu") as dev:
+    ...     ps.sort(np.array([3, 1, 2], np.uint32))   # runs on dev
+    array([1, 2, 3], dtype=uint32)
+    >>> dev.type
+    'cpu'
     """
     dev = device(spec)
     token = _scoped.set(dev)

@@ -37,8 +37,12 @@ class AllPairs(Skeleton):
     ``zip`` may declare up to three ``ps_index`` parameters (row, column, and l). Extra
     arguments go to ``zip`` first, the rest to ``reduce``.
 
-    >>> matmul = ps.AllPairs("float mul(float a, float b) { return a * b; }",   # doctest: +SKIP
+    >>> matmul = ps.AllPairs("float mul(float a, float b) { return a * b; }",
     ...                      "float add(float x, float y) { return x + y; }", identity=0)
+    >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> matmul(ps.Matrix(a), ps.Matrix(a.T.copy())).numpy()
+    array([[ 5., 14.],
+           [14., 50.]], dtype=float32)
     """
 
     name = "AllPairs"

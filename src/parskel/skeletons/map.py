@@ -104,7 +104,7 @@ class Map(Elementwise):
     The result type is the return type of ``f``; a ``void`` function writes only through its
     container extras. ``out=`` writes into an existing container (it may be ``a``).
 
-    >>> square = ps.Map("float f(float x) { return x * x; }")    # doctest: +SKIP
+    >>> square = ps.Map("float f(float x) { return x * x; }")
     >>> square(ps.Vector(np.arange(4, dtype=np.float32))).numpy()
     array([0., 1., 4., 9.], dtype=float32)
     """

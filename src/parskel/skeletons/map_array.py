@@ -14,7 +14,10 @@ class MapArray(Elementwise):
     """``MapArray(f)(a, b, *extra)``: ``f(a[i], b, [index], *extra)`` with ``b`` a ``__global``
     pointer to the whole of container ``b``.
 
-    >>> permute = ps.MapArray("float f(uint p, __global const float *src) { return src[p]; }")  # doctest: +SKIP
+    >>> permute = ps.MapArray("float f(uint p, __global const float *src) { return src[p]; }")
+    >>> src = ps.Vector(np.array([1.5, 2.5, 3.5], np.float32))
+    >>> permute(ps.Vector(np.array([2, 2, 0], np.uint32)), src).numpy()
+    array([3.5, 3.5, 1.5], dtype=float32)
     """
 
     name = "MapArray"

@@ -39,8 +39,10 @@ class MapOverlap(Skeleton):
     element from the other end (``"wrap"``) or its mirror image about the edge (``"mirror"``,
     NumPy's ``reflect``).
 
-    >>> blur = ps.MapOverlap("float f(const float *x) { return (x[-1] + x[0] + x[1]) / 3; }",  # doctest: +SKIP
+    >>> blur = ps.MapOverlap("float f(const float *x) { return (x[-1] + x[0] + x[1]) / 3; }",
     ...                      radius=1, boundary="clamp")
+    >>> blur(ps.Vector(np.array([3, 0, 0, 6], np.float32))).numpy()
+    array([2., 1., 2., 4.], dtype=float32)
     """
 
     name = "MapOverlap"

@@ -15,8 +15,10 @@ class MapReduce(Reduction):
 
     Extra arguments go to ``f`` first (as many as it declares), the rest to ``op``.
 
-    >>> sumsq = ps.MapReduce("float f(float x) { return x * x; }",       # doctest: +SKIP
+    >>> sumsq = ps.MapReduce("float f(float x) { return x * x; }",
     ...                      "float add(float a, float b) { return a + b; }", identity=0)
+    >>> sumsq(ps.Vector(np.arange(4, dtype=np.float32)))
+    np.float32(14.0)
     """
 
     name = "MapReduce"

@@ -167,8 +167,9 @@ class Reduce(Reduction):
     Returns a NumPy scalar (a ``np.void`` record for structs); ``out=`` a one-element Vector
     keeps the result on the device.
 
-    >>> total = ps.Reduce("float add(float a, float b) { return a + b; }", identity=0)  # doctest: +SKIP
-    >>> total(v)
+    >>> total = ps.Reduce("float add(float a, float b) { return a + b; }", identity=0)
+    >>> total(ps.Vector(np.arange(100, dtype=np.float32)))
+    np.float32(4950.0)
     """
 
     name = "Reduce"

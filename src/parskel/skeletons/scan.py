@@ -36,8 +36,10 @@ class Scan(Skeleton):
     order, so ``op`` must be associative but need not be commutative. ``total`` is the
     combination of all elements, a NumPy scalar (or record).
 
-    >>> prefix = ps.Scan("int add(int a, int b) { return a + b; }", identity=0)  # doctest: +SKIP
-    >>> positions, count = prefix(flags)
+    >>> prefix = ps.Scan("int add(int a, int b) { return a + b; }", identity=0)
+    >>> positions, count = prefix(ps.Vector(np.array([1, 0, 1, 1], np.int32)))
+    >>> positions.numpy(), count
+    (array([0, 1, 1, 2], dtype=int32), np.int32(3))
     """
 
     name = "Scan"

@@ -108,7 +108,9 @@ class Scatter(_Permute):
     Positions outside the result raise :class:`ShapeError`; with repeated positions one of the
     writes wins.
 
-    >>> ps.Scatter()(values, positions)       # doctest: +SKIP
+    >>> values = ps.Vector(np.array([10, 20, 30], np.int32))
+    >>> ps.Scatter()(values, ps.Vector(np.array([2, 0, 1], np.uint32))).numpy()
+    array([20, 30, 10], dtype=int32)
     """
 
     name = "Scatter"

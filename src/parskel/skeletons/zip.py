@@ -13,8 +13,10 @@ from .map import Elementwise
 class Zip(Elementwise):
     """``Zip(g, inputs=2)(a, b, ..., *extra)``: ``g(a[i], b[i], ..., [index], *extra)``.
 
-    >>> axpy = ps.Zip("float f(float x, int y, float s) { return s * x + y; }")  # doctest: +SKIP
-    >>> axpy(x, y, 2.0)
+    >>> axpy = ps.Zip("float f(float x, int y, float s) { return s * x + y; }")
+    >>> x, y = ps.Vector(np.ones(3, np.float32)), ps.Vector(np.arange(3, dtype=np.int32))
+    >>> axpy(x, y, 2.0).numpy()
+    array([2., 3., 4.], dtype=float32)
     """
 
     name = "Zip"
