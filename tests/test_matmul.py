@@ -57,15 +57,41 @@ def test_float64(device, rng, variant, n):
         with pytest.raises(DTypeError):
             ps.matmul(*_operands(rng, n, n, n, np.float64), variant=variant, device=device)
         return
-    tiles = {"tiles": 2 * 16 * 16, "blocks_tiles": 2 * 64 * 64}.get(variant, 0)
-    if tiles * 8 > device.info.local_mem_bytes:
-        # default tiles of doubles do not fit (e.g. 48 KiB on NVIDIA): refused before uploading,
-        # and the default path falls back to a variant that fits
-        with pytest.raises(VariantError, match="local memory"):
-            ps.matmul(*_operands(rng, n, n, n, np.float64), variant=variant, device=device)
-        _run(device, rng, None, (n, n + 2, n - 1), np.float64)
-        return
+    # where the default tiles of doubles do not fit (48 KiB on NVIDIA), smaller ones are chosen
     _run(device, rng, variant, (n, n + 2, n - 1), np.float64)
+    _run(device, rng, None, (n, n + 2, n - 1), np.float64)
+
+
+class _SmallLocal:
+    """A stand-in for a device with NVIDIA's 48 KiB of local memory per work-group."""
+
+    class info:
+        local_mem_bytes = 48 * 1024
+        max_work_group_size = 1024
+        max_work_item_sizes = (1024, 1024, 64)
+
+
+def test_unset_parameters_are_fitted_to_the_device(device, rng):
+    variant = ps.algorithms.get("matmul", "blocks_tiles")
+    doubles = {"itemsize": 8}
+    assert variant.unmet(_SmallLocal, None, doubles)  # TILE=16, WIDTH=4: 64 KiB of doubles
+    fitted = variant.fitted(_SmallLocal, None, doubles)
+    assert not variant.unmet(_SmallLocal, fitted, doubles) and fitted["TILE"] == 16
+    assert variant.fitted(_SmallLocal, None, {"itemsize": 4}) == variant.resolve()  # floats fit as they are
+    pinned = variant.fitted(_SmallLocal, {"WIDTH": 4}, doubles)  # the caller's choice stays
+    assert pinned["WIDTH"] == 4 and not variant.unmet(_SmallLocal, pinned, doubles)
+    assert variant.unmet(_SmallLocal, variant.fitted(_SmallLocal, {"TILE": 16, "WIDTH": 8}, doubles), doubles)
+    if device.info.fp64:
+        _run(device, rng, "blocks_tiles", (33, 20, 17), np.float64, **fitted)
+
+
+def test_parameters_set_too_large_are_refused_before_running(device, rng):
+    variant = ps.algorithms.get("matmul", "tiles")
+    side = next((t for t in sorted(variant.params[0].choices) if 2 * t * t * 8 > device.info.local_mem_bytes), None)
+    if side is None:
+        pytest.skip(f"{device.id}'s {device.info.local_mem_bytes} bytes of local memory hold every tile size")
+    with pytest.raises(VariantError, match="local memory"):
+        ps.matmul(*_operands(rng, 4, 4, 4, np.float64), variant="tiles", TILE=side, device=device)
 
 
 @pytest.mark.parametrize("width", [2, 4, 8, 16])

@@ -200,8 +200,8 @@ def _blocks_tiles_elements(tile: int, width: int) -> int:
 
 
 def _local_fits(text: str, elements: Callable[[Mapping[str, int]], int]) -> Requirement:
-    """Local memory for float32 tiles; a run with float64 checks twice as much before uploading."""
-    return Requirement(text, lambda device, p: elements(p) * 4 <= device.info.local_mem_bytes)
+    """Local memory for the tiles in the operands' element type (float32 unless told)."""
+    return Requirement(text, lambda device, p: elements(p) * p.get("itemsize", 4) <= device.info.local_mem_bytes)
 
 
 register(
@@ -226,7 +226,7 @@ register(
         params=(Param("TILE", 16, (4, 8, 16, 32), "tile side, also the work-group side"),),
         requires=(
             _group_fits("TILE"),
-            _local_fits("local memory for two TILE x TILE float tiles", lambda p: _tiles_elements(p["TILE"])),
+            _local_fits("local memory for two TILE x TILE tiles", lambda p: _tiles_elements(p["TILE"])),
         ),
     )
 )
@@ -260,7 +260,7 @@ register(
         requires=(
             _group_fits("TILE"),
             _local_fits(
-                "local memory for two (TILE * WIDTH)^2 float tiles",
+                "local memory for two (TILE * WIDTH)^2 tiles",
                 lambda p: _blocks_tiles_elements(p["TILE"], p["WIDTH"]),
             ),
         ),
@@ -286,4 +286,5 @@ def matmul(
     dev, (a, b), returned = prepare(device, a, b)
     check_operands(a, b)
     c_type(a.dtype, dev)
-    return returned(registry.dispatch("matmul", dev, variant, params, lambda v, p: v.run(dev, a, b, **p)))
+    context = {"itemsize": a.dtype.itemsize}
+    return returned(registry.dispatch("matmul", dev, variant, params, lambda v, p: v.run(dev, a, b, **p), context))

@@ -8,6 +8,7 @@ variant cannot run there.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -40,7 +41,12 @@ class Param:
 
 @dataclass(frozen=True)
 class Requirement:
-    """Something a variant needs from a device, as a readable rule and a test."""
+    """Something a variant needs from a device, as a readable rule and a test.
+
+    ``test(device, values)`` sees the variant's parameters and, where the call supplies them,
+    facts about its operands (``itemsize``: bytes per element), with their defaults assumed
+    when absent.
+    """
 
     text: str
     test: Callable[[Device, Mapping[str, int]], bool]
@@ -72,10 +78,30 @@ class Variant:
             raise VariantError(f"{self.family}/{self.name} has no parameter {sorted(unknown)}; it has {sorted(known)}")
         return {name: p.check(overrides.get(name, p.default)) for name, p in known.items()}
 
-    def unmet(self, device: Device, params: Mapping[str, int] | None = None) -> list[str]:
+    def unmet(
+        self, device: Device, params: Mapping[str, int] | None = None, context: Mapping[str, int] | None = None
+    ) -> list[str]:
         """The requirements ``device`` does not meet (empty when it can run this variant)."""
-        values = self.resolve(params)
+        values = {**self.resolve(params), **(context or {})}
         return [r.text for r in self.requires if not r.test(device, values)]
+
+    def fitted(
+        self, device: Device, overrides: Mapping[str, Any] | None = None, context: Mapping[str, int] | None = None
+    ) -> dict[str, int]:
+        """The parameter values for a call on ``device``: the caller's, and for the others the
+        defaults, or where those do not fit the device the first values that do, trying each
+        parameter's choices from the largest down. Unmet requirements are left for the caller
+        to report when nothing fits."""
+        values = self.resolve(overrides)
+        if not self.unmet(device, values, context):
+            return values
+        free = [p for p in self.params if p.name not in (overrides or {}) and p.choices]
+        orders = [[p.default, *sorted((c for c in p.choices if c != p.default), reverse=True)] for p in free]
+        for combination in itertools.product(*orders):
+            trial = {**values, **{p.name: v for p, v in zip(free, combination)}}
+            if not self.unmet(device, trial, context):
+                return trial
+        return values
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -157,17 +183,20 @@ def dispatch(
     variant: str | None,
     params: Mapping[str, Any],
     call: Callable[[Variant, dict[str, int]], R],
+    context: Mapping[str, int] | None = None,
 ) -> R:
     """Run ``call`` with the chosen variant, or with the best one for ``device``.
 
     A variant named by the caller runs or raises. Without one, the preferred variants are tried
     in order; one whose requirements the device does not meet, or that fails to build, launch
     or allocate there, gives way to the next. The last error is raised if none can run.
+    Parameters the caller left unset are fitted to the device (:meth:`Variant.fitted`);
+    ``context`` holds what the requirements may need to know of the operands (``itemsize``).
     """
     if variant is not None:
         chosen = get(family, variant)
-        values = chosen.resolve(params)
-        unmet = chosen.unmet(device, values)
+        values = chosen.fitted(device, params, context)
+        unmet = chosen.unmet(device, values, context)
         if unmet:
             raise VariantError(f"{family}/{variant} cannot run on {device.id}: {'; '.join(unmet)}")
         return call(chosen, values)
@@ -176,11 +205,11 @@ def dispatch(
     for name in preferred(family, device):
         candidate = get(family, name)
         try:
-            values = candidate.resolve(params)
+            values = candidate.fitted(device, params, context)
         except VariantError as exc:
             errors.append(f"{name}: {exc}")
             continue
-        unmet = candidate.unmet(device, values)
+        unmet = candidate.unmet(device, values, context)
         if unmet:
             errors.append(f"{name}: {'; '.join(unmet)}")
             continue

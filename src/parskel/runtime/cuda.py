@@ -35,6 +35,8 @@ HEADER = "common/cuda.h"
 _OPTIONS = ("-default-device", "-std=c++17")
 _KERNEL_NAME = re.compile(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)\s*\(", re.S)
 _BARE_QUALIFIER = re.compile(r"(?<![\w#])(global|local|constant|private|kernel)\b(?!\s*\()")
+# an OpenCL vector literal, (float4)(a, b, c, d): a cast of a comma expression in C++
+_VECTOR_LITERAL = re.compile(r"\(\s*((?:u?(?:char|short|int|long)|float|double)(?:2|3|4|8|16))\s*\)\s*\(")
 _MEMCPY_DEFAULT = 4  # cudaMemcpyDefault: the direction follows from the pointers (UVA)
 _LAUNCH_ERRORS = ("INVALID_VALUE", "LAUNCH_OUT_OF_RESOURCES", "INVALID_CONFIGURATION")
 _MEMORY_ERRORS = ("MEMORY_ALLOCATION", "OUT_OF_MEMORY", "OutOfMemory")
@@ -328,9 +330,10 @@ def cuda_source(source: Source, defines: Defines | None = None) -> Source:
     """What NVRTC compiles for ``source``: the mapping header, the defines, then the source.
 
     OpenCL's bare qualifiers (``global``, ``local``, ...) are keywords there, so they are
-    spelled with their ``__`` prefix, which the header maps; lines stay where they were.
+    spelled with their ``__`` prefix, which the header maps; a vector literal
+    ``(float4)(a, b, c, d)`` becomes ``PS_VEC(float4, a, b, c, d)``; lines stay where they were.
     """
-    text = _BARE_QUALIFIER.sub(r"__\1", source.text)
+    text = _VECTOR_LITERAL.sub(r"PS_VEC(\1, ", _BARE_QUALIFIER.sub(r"__\1", source.text))
     respelled = dataclasses.replace(source, text=text)
     return respelled.prefixed([(HEADER, read_kernel_file(HEADER)), ("<defines>", define_lines(defines))])
 

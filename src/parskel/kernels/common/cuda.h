@@ -2,9 +2,9 @@
  * compiles the result with NVRTC as C++17, treating unannotated functions as device functions.
  *
  * It maps what parskel's kernels use of OpenCL C: address-space qualifiers, work-item
- * functions, barriers, the scalar type names, vector types (2, 4, 8 and 16 lanes, with
- * component access .s0-.sf, .x-.w, .lo and .hi, arithmetic, comparison-free min/max and
- * vloadN/vstoreN), atomics and the math built-ins CUDA spells differently.
+ * functions, barriers, the scalar type names, vector types (2, 3, 4, 8 and 16 lanes, with
+ * component access .s0-.sf, .x-.w, .lo and .hi, arithmetic and vloadN/vstoreN), atomics, and
+ * (common/cuda_builtins.h) OpenCL C's built-in constants and functions.
  *
  * Two OpenCL forms have no macro equivalent; kernels use the portable spellings from
  * common/parskel.h instead: PS_VEC(type, ...) for a vector literal (type)(...), and
@@ -34,12 +34,12 @@ typedef unsigned int uint;
 typedef unsigned long long ulong;
 
 /* work-item functions ----------------------------------------------------------------------- */
-__device__ inline size_t ps_dim3(dim3 v, uint d) { return d == 0 ? v.x : d == 1 ? v.y : v.z; }
-__device__ inline size_t ps_uint3(uint3 v, uint d) { return d == 0 ? v.x : d == 1 ? v.y : v.z; }
-__device__ inline size_t get_local_id(uint d) { return ps_uint3(threadIdx, d); }
-__device__ inline size_t get_local_size(uint d) { return ps_dim3(blockDim, d); }
-__device__ inline size_t get_group_id(uint d) { return ps_uint3(blockIdx, d); }
-__device__ inline size_t get_num_groups(uint d) { return ps_dim3(gridDim, d); }
+__device__ inline size_t ps_dim_component(dim3 v, uint d) { return d == 0 ? v.x : d == 1 ? v.y : v.z; }
+__device__ inline size_t ps_component3(uint3 v, uint d) { return d == 0 ? v.x : d == 1 ? v.y : v.z; }
+__device__ inline size_t get_local_id(uint d) { return ps_component3(threadIdx, d); }
+__device__ inline size_t get_local_size(uint d) { return ps_dim_component(blockDim, d); }
+__device__ inline size_t get_group_id(uint d) { return ps_component3(blockIdx, d); }
+__device__ inline size_t get_num_groups(uint d) { return ps_dim_component(gridDim, d); }
 __device__ inline size_t get_global_id(uint d) { return get_group_id(d) * get_local_size(d) + get_local_id(d); }
 __device__ inline size_t get_global_size(uint d) { return get_num_groups(d) * get_local_size(d); }
 __device__ inline size_t get_global_offset(uint d) { return 0; }
@@ -253,49 +253,6 @@ template <class PsE, int PsN> __device__ inline ps_vec<PsE, PsN> operator~(const
     return r;
 }
 
-/* built-ins on vectors: each lane through the scalar built-in ------------------------------- */
-#define PS_VEC_FUNCTION2(NAME)                                                                 \
-    template <class PsE, int PsN>                                                                 \
-    __device__ inline ps_vec<PsE, PsN> NAME(const ps_vec<PsE, PsN> &a, const ps_vec<PsE, PsN> &b)         \
-    {                                                                                         \
-        ps_vec<PsE, PsN> r;                                                                       \
-        for (int i = 0; i < PsN; ++i)                                                           \
-            r.v[i] = NAME(a.v[i], b.v[i]);                                                    \
-        return r;                                                                             \
-    }                                                                                         \
-    template <class PsE, int PsN>                                                                 \
-    __device__ inline ps_vec<PsE, PsN> NAME(const ps_vec<PsE, PsN> &a, typename ps_same<PsE>::type b)   \
-    {                                                                                         \
-        ps_vec<PsE, PsN> r;                                                                       \
-        for (int i = 0; i < PsN; ++i)                                                           \
-            r.v[i] = NAME(a.v[i], b);                                                         \
-        return r;                                                                             \
-    }
-PS_VEC_FUNCTION2(min)
-PS_VEC_FUNCTION2(max)
-PS_VEC_FUNCTION2(fmin)
-PS_VEC_FUNCTION2(fmax)
-PS_VEC_FUNCTION2(pow)
-#undef PS_VEC_FUNCTION2
-
-#define PS_VEC_FUNCTION1(NAME)                                                                 \
-    template <class PsE, int PsN> __device__ inline ps_vec<PsE, PsN> NAME(const ps_vec<PsE, PsN> &a)      \
-    {                                                                                         \
-        ps_vec<PsE, PsN> r;                                                                       \
-        for (int i = 0; i < PsN; ++i)                                                           \
-            r.v[i] = NAME(a.v[i]);                                                            \
-        return r;                                                                             \
-    }
-PS_VEC_FUNCTION1(sqrt)
-PS_VEC_FUNCTION1(fabs)
-PS_VEC_FUNCTION1(exp)
-PS_VEC_FUNCTION1(log)
-PS_VEC_FUNCTION1(floor)
-PS_VEC_FUNCTION1(ceil)
-PS_VEC_FUNCTION1(sin)
-PS_VEC_FUNCTION1(cos)
-#undef PS_VEC_FUNCTION1
-
 /* vloadN / vstoreN: PsN elements at p + offset * PsN, at the alignment of one element --------- */
 #define PS_VLOAD_VSTORE(PsN)                                                                     \
     template <class PsE> __device__ inline ps_vec<PsE, PsN> vload##PsN(size_t offset, const PsE *p)     \
@@ -316,40 +273,6 @@ PS_VLOAD_VSTORE(4)
 PS_VLOAD_VSTORE(8)
 PS_VLOAD_VSTORE(16)
 #undef PS_VLOAD_VSTORE
-
-/* scalar built-ins OpenCL spells differently ------------------------------------------------ */
-template <class PsT> __device__ inline PsT clamp(PsT x, typename ps_same<PsT>::type lo, typename ps_same<PsT>::type hi)
-{
-    return min(max(x, lo), hi);
-}
-template <class PsT> __device__ inline PsT mix(PsT a, PsT b, PsT t) { return a + (b - a) * t; }
-template <class PsT> __device__ inline PsT sign(PsT x) { return x > PsT(0) ? PsT(1) : x < PsT(0) ? PsT(-1) : PsT(0); }
-template <class PsT> __device__ inline PsT step(PsT edge, PsT x) { return x < edge ? PsT(0) : PsT(1); }
-template <class PsT> __device__ inline PsT select(PsT a, PsT b, bool c) { return c ? b : a; }
-#define mad(a, b, c) ((a) * (b) + (c))
-#define mad24(a, b, c) ((a) * (b) + (c))
-#define mul24(a, b) ((a) * (b))
-#define degrees(x) ((x) * 57.295779513082320876798154814105)
-#define radians(x) ((x) * 0.017453292519943295769236907684886)
-#define native_sqrt sqrt
-#define native_rsqrt rsqrt
-#define native_exp exp
-#define native_log log
-#define native_sin sin
-#define native_cos cos
-#define native_divide(a, b) ((a) / (b))
-#define native_recip(x) (1 / (x))
-#define half_sqrt sqrt
-#define half_exp exp
-#define half_log log
-#define pown(x, n) pow((x), (n))
-#define powr pow
-__device__ inline uint popcount(uint x) { return __popc(x); }
-__device__ inline ulong popcount(ulong x) { return __popcll(x); }
-__device__ inline uint clz(uint x) { return __clz(x); }
-__device__ inline uint mul_hi(uint a, uint b) { return __umulhi(a, b); }
-__device__ inline int mul_hi(int a, int b) { return __mulhi(a, b); }
-__device__ inline uint rotate(uint x, uint n) { return (x << (n & 31)) | (x >> ((32 - n) & 31)); }
 
 /* reinterpretation and conversion of scalars ------------------------------------------------ */
 template <class PsTo, class PsFrom> __device__ inline PsTo ps_as(PsFrom x)
@@ -403,5 +326,7 @@ template <class PsTo, class PsFrom> __device__ inline PsTo ps_as(PsFrom x)
 #define atom_cmpxchg atomic_cmpxchg
 #define atom_inc atomic_inc
 #define atom_dec atomic_dec
+
+#include "cuda_builtins.h"
 
 #endif
