@@ -132,3 +132,64 @@ def test_containers_off_cuda_export_no_device_memory(device):
     assert v.__dlpack_device__() == (1, 0)
     with pytest.raises(BufferError, match="needs a CUDA device"):
         v.__dlpack__()
+
+
+# devices that share host memory (CPU devices): zero copies, inputs untouched -------------------
+
+SQUARE = "float f(float x) { return x * x; }"
+
+
+def _shared(device):
+    if not device.shares_host_memory:
+        pytest.skip(f"{device.id} keeps its own memory; the shared-memory path does not apply")
+
+
+def test_a_cpu_device_works_in_the_host_arrays_memory(device):
+    _shared(device)
+    x = np.arange(1000, dtype=np.float32)
+    v = ps.Vector(x, copy=False, device=device)
+    assert np.shares_memory(v.to_device().host, x)  # the input is read where it is
+    with device.record() as rec:
+        w = ps.Map(SQUARE)(v)
+        result = w.numpy()
+    assert np.shares_memory(result, w.to_device().host)  # the result is written where it is read
+    assert rec.timing.upload == 0 and {e.kind for e in rec.events if e.kind in ("upload", "download")} <= {"download"}
+    np.testing.assert_array_equal(result, x * x)
+
+
+def test_a_borrowed_array_is_never_written(device):
+    x = np.arange(64, dtype=np.float32)
+    before = x.copy()
+    v = ps.Vector(x, copy=False, device=device)
+    ps.Map(SQUARE)(v, out=v)  # into the container, not into the caller's array
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_array_equal(v.numpy(), before * before)
+    table = ps.Vector(np.zeros(4, np.float32), copy=False, device=device)
+    ps.Map("void f(float x, ps_index i, __global float *t) { if (i < 4) t[i] = x + 1; }")(v, table)
+    np.testing.assert_array_equal(table.numpy(), before[:4] ** 2 + 1)
+    np.testing.assert_array_equal(x, before)
+
+
+def test_host_writes_reach_the_device_and_back(device):
+    v = ps.Vector(np.arange(8, dtype=np.float32), device=device)
+    square = ps.Map(SQUARE)
+    square(v)
+    v[3] = 10
+    np.testing.assert_array_equal(square(v).numpy()[:4], [0, 1, 4, 100])
+    view = v.numpy(writable=True)
+    view[0] = -2
+    np.testing.assert_array_equal(square(v).numpy()[:2], [4, 1])
+
+
+def test_containers_dropped_right_after_enqueueing(device):
+    """The host memory a kernel reads stays alive until the kernel is done, even when the
+    caller's last reference to its container is gone."""
+    import gc
+
+    square = ps.Map(SQUARE)
+    results = []
+    for k in range(20):
+        results.append(square(ps.Vector(np.full(50_000, k, np.float32), device=device)))
+        gc.collect()
+    for k, w in enumerate(results):
+        assert (w.numpy() == k * k).all()

@@ -144,7 +144,8 @@ def _checked(x: Any) -> Any:
 
 
 def _host_run(name: str, doc: str) -> Callable[..., np.ndarray]:
-    """A variant's host-level ``run``: upload, scan in place on the device, download."""
+    """A variant's host-level ``run``: upload, scan on the device, download (on a device that
+    shares host memory, the scan reads ``x`` and writes the result array in place: no copies)."""
 
     def run(device: Device, x: np.ndarray, *, inclusive: bool, **params: int) -> np.ndarray:
         x = _checked(x)
@@ -152,9 +153,12 @@ def _host_run(name: str, doc: str) -> Callable[..., np.ndarray]:
         values = registry.get("scan", name).resolve(params)
         out = np.empty_like(x)
         if x.size:
-            buf = device.to_device(x)
-            _ENQUEUE[name](device, buf, buf, x.size, kt, inclusive, **values)
-            device.download(buf, out)
+            if isinstance(x, np.ndarray):
+                src, dst = device.host_buffer(x), device.host_buffer(out, upload=False)
+            else:  # a CUDA array: copied on the device, scanned in place
+                src = dst = device.to_device(x)
+            _ENQUEUE[name](device, src, dst, x.size, kt, inclusive, **values)
+            device.download(dst, out)
         return out
 
     run.__doc__ = doc

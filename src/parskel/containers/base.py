@@ -131,7 +131,7 @@ class Container:
         """A container whose contents live (uninitialised) on the device only."""
         self = cls.__new__(cls)
         self._setup(self._checked_shape(shape), np.dtype(dtype), select_device(device))
-        self._buffer = self._device.alloc(self.nbytes)
+        self._buffer = self._new_buffer(upload=False)
         self._device_valid = True
         return self
 
@@ -175,7 +175,7 @@ class Container:
     def to_device(self) -> Buffer:
         """The device buffer, uploaded first if the device copy is stale."""
         if self._buffer is None:
-            self._buffer = self._device.alloc(self.nbytes)
+            self._buffer = self._new_buffer(upload=False)
         if not self._device_valid:
             assert self._host is not None  # one side is always valid
             self._device.upload(self._buffer, self._host)
@@ -230,9 +230,36 @@ class Container:
     def output_buffer(self) -> Buffer:
         """The device buffer for a kernel that writes every element, without uploading a stale
         device copy first; call :meth:`mark_device_written` once the kernel is enqueued."""
+        self._unborrow(keep=False)
         if self._buffer is None:
-            self._buffer = self._device.alloc(self.nbytes)
+            self._buffer = self._new_buffer(upload=False)
         return self._buffer
+
+    def writable_buffer(self) -> Buffer:
+        """The device buffer, current, for a kernel that writes some elements (an extra argument
+        of a user function, Scatter's ``out``); call :meth:`mark_device_written` afterwards."""
+        self._unborrow(keep=True)
+        return self.to_device()
+
+    def _new_buffer(self, *, upload: bool) -> Buffer:
+        """The container's device buffer: on a device that shares host memory, the host array
+        itself (made if there is none yet), so nothing is ever copied; elsewhere new memory."""
+        if not self._device.shares_host_memory:
+            return self._device.alloc(self.nbytes)
+        if self._host is None:
+            self._host = np.empty(self._shape, dtype=self._dtype)
+        return self._device.host_buffer(self._host, upload=upload)
+
+    def _unborrow(self, *, keep: bool) -> None:
+        """Before the device writes: a borrowed array must not be the memory it writes (on a
+        device that shares host memory), so the container takes an array of its own."""
+        if not (self._borrowed and self._device.shares_host_memory):
+            return
+        assert self._host is not None
+        self._host = self._host.copy() if keep else np.empty_like(self._host)
+        self._borrowed = False
+        self._buffer = self._device.host_buffer(self._host, upload=False)
+        self._device_valid = self._host_valid = keep
 
     def mark_device_written(self) -> None:
         """A command enqueued on the device wrote the buffer: the host copy is stale (no upload)."""
@@ -288,6 +315,9 @@ class Container:
         if self._borrowed:
             self._host = self._host.copy()
             self._borrowed = False
+            if self._buffer is not None and self._buffer.host is not None:
+                self._buffer = None  # it was the borrowed memory: made again over the copy
+                self._device_valid = False
         return self._host
 
 

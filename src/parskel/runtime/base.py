@@ -50,17 +50,20 @@ class DeviceInfo:
 
 
 class Buffer:
-    """Device memory of ``nbytes`` bytes. ``handle`` is the backend's object."""
+    """Device memory of ``nbytes`` bytes. ``handle`` is the backend's object; ``host`` is the
+    host array whose memory the buffer is (see :meth:`Device.host_buffer`), or None."""
 
-    __slots__ = ("device", "handle", "nbytes")
+    __slots__ = ("device", "handle", "host", "nbytes")
 
-    def __init__(self, device: Device, nbytes: int, handle: Any) -> None:
+    def __init__(self, device: Device, nbytes: int, handle: Any, host: np.ndarray | None = None) -> None:
         self.device = device
         self.nbytes = nbytes
         self.handle = handle
+        self.host = host
 
     def __repr__(self) -> str:
-        return f"Buffer({self.nbytes} bytes on {self.device.id})"
+        shared = ", the host array's memory" if self.host is not None else ""
+        return f"Buffer({self.nbytes} bytes on {self.device.id}{shared})"
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,26 @@ class Device(ABC):
             host = np.ascontiguousarray(host)
         buffer = self.alloc(host.nbytes)
         self.upload(buffer, host)
+        return buffer
+
+    @property
+    def shares_host_memory(self) -> bool:
+        """Whether kernels can work in host arrays' memory (a CPU device): then
+        :meth:`host_buffer` copies nothing and :meth:`download` into that array only waits."""
+        return False
+
+    def host_buffer(self, array: np.ndarray, *, upload: bool = True) -> Buffer:
+        """A buffer for a host array that kernels only read (``upload=True``), or that they fill
+        and :meth:`download` then reads back into ``array`` (``upload=False``).
+
+        On a device that shares host memory the buffer *is* the array's memory: nothing is
+        copied either way, so kernels must not write into a buffer made for an input the caller
+        owns. Elsewhere it is a new device buffer, uploaded (non-blocking) when asked.
+        """
+        array = _contiguous_host(array)
+        buffer = self.alloc(array.nbytes)
+        if upload:
+            self.upload(buffer, array)
         return buffer
 
     @abstractmethod
@@ -308,3 +331,9 @@ def _size(nbytes: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     raise AssertionError
+
+
+def _contiguous_host(array: np.ndarray) -> np.ndarray:
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected a NumPy array, got {type(array).__name__}")
+    return np.ascontiguousarray(array)

@@ -92,6 +92,9 @@ class OpenCLDevice(Device):
         self._ctx: Any = None
         self._queue: Any = None
         self._programs: dict[tuple[str, tuple[str, ...]], OpenCLProgram] = {}
+        self._shared: bool | None = None
+        # host arrays that enqueued commands work in, kept alive until those commands are done
+        self._held: list[tuple[Any, list[np.ndarray]]] = []
 
     @property
     def queue(self) -> Any:
@@ -117,11 +120,33 @@ class OpenCLDevice(Device):
     def _event(self, kind: EventKind, label: str, event: Any) -> Event:
         return self._track(OpenCLEvent(kind, label, event))
 
+    @property
+    def shares_host_memory(self) -> bool:
+        if self._shared is None:
+            self._shared = self.info.type == "cpu" and _writes_reach_host(self)
+        return self._shared
+
+    def host_buffer(self, array: np.ndarray, *, upload: bool = True) -> Buffer:
+        array = _contiguous(array)
+        if array.nbytes == 0 or not self.shares_host_memory:
+            return super().host_buffer(array, upload=upload)
+        # the array's own memory; a read-only array (a borrowed input) can only be read
+        flags = cl.mem_flags.USE_HOST_PTR | (
+            cl.mem_flags.READ_WRITE if array.flags.writeable else cl.mem_flags.READ_ONLY
+        )
+        with _translated(self):
+            handle = cl.Buffer(self.context, flags, hostbuf=array)
+        if upload:  # nothing moves, and the timing split shows it
+            self._event("upload", "upload: the device reads the host array itself", None)
+        return Buffer(self, array.nbytes, handle, host=array)
+
     def upload(self, buffer: Buffer, host: np.ndarray, *, offset: int = 0, wait: bool = False) -> Event:
         host = _contiguous(host)
         check_range(buffer, offset, host.nbytes)
         if host.nbytes == 0:
             return self._event("upload", "upload", None)
+        if _same_memory(buffer, host, offset):
+            return self._event("upload", "upload: the device reads the host array itself", None)
         with _translated(self):
             ev = cl.enqueue_copy(self.queue, buffer.handle, host, dst_offset=offset, is_blocking=wait)
         return self._event("upload", f"upload {host.nbytes} B", ev)
@@ -133,6 +158,11 @@ class OpenCLDevice(Device):
         if out.nbytes == 0:
             return self._event("download", "download", None)
         with _translated(self):
+            if _same_memory(buffer, out, offset):  # the kernels wrote into it: only wait for them
+                ev = cl.enqueue_marker(self.queue)
+                if wait:
+                    ev.wait()
+                return self._event("download", "download: the device wrote the host array itself", ev)
             ev = cl.enqueue_copy(self.queue, out, buffer.handle, src_offset=offset, is_blocking=wait)
         return self._event("download", f"download {out.nbytes} B", ev)
 
@@ -148,6 +178,7 @@ class OpenCLDevice(Device):
             ev = cl.enqueue_copy(
                 self.queue, dst.handle, src.handle, byte_count=nbytes, src_offset=src_offset, dst_offset=dst_offset
             )
+        self._hold(ev, (dst, src))
         return self._event("copy", f"copy {nbytes} B", ev)
 
     def fill(self, buffer: Buffer, value: np.generic, nbytes: int | None = None, *, offset: int = 0) -> Event:
@@ -156,6 +187,7 @@ class OpenCLDevice(Device):
             return self._event("fill", "fill", None)
         with _translated(self):
             ev = cl.enqueue_fill_buffer(self.queue, buffer.handle, pattern, offset, nbytes)
+        self._hold(ev, (buffer,))
         return self._event("fill", f"fill {nbytes} B", ev)
 
     def upload_padded(self, host: np.ndarray, padded_shape: tuple[int, int], fill: np.generic | None = None) -> Buffer:
@@ -251,11 +283,22 @@ class OpenCLDevice(Device):
         with _translated(self, kernel.name):
             kernel.handle.set_args(*cl_args)
             ev = cl.enqueue_nd_range_kernel(self.queue, kernel.handle, gsize, lsize)
+        self._hold(ev, args)
         return self._event("kernel", kernel.name, ev)
+
+    def _hold(self, event: Any, args: Sequence[Any]) -> None:
+        """Keep the host arrays of host-memory buffers alive while ``event``'s command may use
+        them: the caller may drop its last reference to a container as soon as it has enqueued."""
+        done = cl.command_execution_status.COMPLETE
+        self._held = [(ev, arrays) for ev, arrays in self._held if ev.command_execution_status != done]
+        arrays = [a.host for a in args if isinstance(a, Buffer) and a.host is not None]
+        if arrays:
+            self._held.append((event, arrays))
 
     def finish(self) -> None:
         with _translated(self):
             self.queue.finish()
+        self._held.clear()
 
 
 # A CPU device compiles for the host CPU; a driver whose compiler predates the CPU (PoCL 3.0's
@@ -348,6 +391,32 @@ def _describe(device_id: str, platform: Any, dev: Any) -> DeviceInfo:
         fp64=bool(dev.double_fp_config) or "cl_khr_fp64" in extensions,
         extensions=extensions,
     )
+
+
+def _same_memory(buffer: Buffer, host: np.ndarray, offset: int) -> bool:
+    """Whether ``host`` is the part of a host-memory buffer at byte ``offset``."""
+    return buffer.host is not None and host.ctypes.data == buffer.host.ctypes.data + offset
+
+
+def _writes_reach_host(device: OpenCLDevice) -> bool:
+    """Whether a kernel's writes into a host-pointer buffer are in the host array once the queue
+    is finished, with no map (PoCL works in the host memory itself). Asked once per device."""
+    probe = np.zeros(4, dtype=np.uint32)
+    try:
+        with _translated(device):
+            flags = cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR
+            buffer = cl.Buffer(device.context, flags, hostbuf=probe)
+            program = cl.Program(device.context, _WRITE_PROBE).build()
+            kernel = cl.Kernel(program, "ps_write_probe")
+            kernel.set_args(buffer)
+            cl.enqueue_nd_range_kernel(device.queue, kernel, (4,), None)
+            device.queue.finish()
+    except (ParskelError, cl.Error):
+        return False
+    return bool((probe == np.arange(1, 5, dtype=np.uint32)).all())
+
+
+_WRITE_PROBE = "__kernel void ps_write_probe(__global uint *x) { x[get_global_id(0)] = get_global_id(0) + 1; }"
 
 
 def _advice(why: str) -> str:

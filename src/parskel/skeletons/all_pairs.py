@@ -86,7 +86,7 @@ class AllPairs(Skeleton):
         oargs, owritten = bind_extras(self.op, extra[nz:], dev)
         written = zwritten + owritten
         result = self._output(out, a, (n, m), self.dtype, [a, b, *written], may_alias=False)
-        dst = result.to_device() if out is not None else result.output_buffer()
+        dst = result.writable_buffer() if out is not None else result.output_buffer()
         s = plan.side
         dev.launch(
             plan.kernel,

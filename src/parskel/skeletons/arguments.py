@@ -43,7 +43,7 @@ def bind_extras(fn: UserFunction, values: Sequence[Any], device: Device) -> tupl
             c = check_container(value, what, device)
             if c.c_type != p.type:
                 raise DTypeError(f"{what} is declared {p.type!r}, but the container holds {c.c_type!r}")
-            args.append(c.to_device())
+            args.append(c.to_device() if p.const else c.writable_buffer())
             if not p.const:
                 written.append(c)
         else:

@@ -79,7 +79,7 @@ class Elementwise(Skeleton):
             result = self._output(out, shape_like, shape_like.shape, plan.out_dtype, inputs, may_alias=True)
             if any(result is w for w in written):
                 raise ShapeError(f"{self.name}: out must not also be an extra argument")
-            head.append(result.to_device() if out is not None else result.output_buffer())
+            head.append(result.writable_buffer() if out is not None else result.output_buffer())
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
         cols = shape_like.shape[1] if matrix else 1

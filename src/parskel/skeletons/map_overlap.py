@@ -97,7 +97,7 @@ class MapOverlap(Skeleton):
         if any(a is w for w in written):
             raise ShapeError("MapOverlap: a container passed for writing must not also be the input")
         src = a.to_device()
-        dst = result.to_device() if out is not None else result.output_buffer()
+        dst = result.writable_buffer() if out is not None else result.output_buffer()
         if a.ndim == 1:
             dev.launch(
                 plan.kernel,

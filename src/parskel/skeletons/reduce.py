@@ -119,7 +119,7 @@ class Reduction(Skeleton):
                 )
             if out is a:
                 raise ShapeError(f"{self.name}: out must not be the input")
-        target = out.to_device() if out is not None else plan.result
+        target = out.output_buffer() if out is not None else plan.result
         item = self.dtype.itemsize
         L = plan.group
         if n == 0:

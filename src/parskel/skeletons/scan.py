@@ -79,7 +79,7 @@ class Scan(Skeleton):
             raise ShapeError("Scan: a container passed for writing must not also be the input")
         result = self._output(out, a, a.shape, self.dtype, [a], may_alias=True)
         src = a.to_device()
-        dst = result.to_device() if out is not None else result.output_buffer()
+        dst = result.writable_buffer() if out is not None else result.output_buffer()
         total = self._scan(dev, plan, src, dst, a.size, self.inclusive, args)
         result.mark_device_written()
         mark_written(written)

@@ -86,7 +86,7 @@ class _Permute(Skeleton):
             plan.group,
             values.to_device(),
             positions.to_device(),
-            result.to_device(),
+            result.writable_buffer(),
             bad,
             np.uint32(n),
             np.uint32(limit),
