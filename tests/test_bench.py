@@ -296,10 +296,14 @@ def test_the_summary_puts_the_default_against_the_peer(device):
 def test_the_sweep_marks_the_default_variant(device):
     from parskel.algorithms import registry
 
-    results = sweep([device], _tiny(["sort"], {"sort": (64,)}, peers=frozenset()), [])
-    defaults = [r.subject for r in results if r.default]
-    runnable = [v.name for v in registry.variants("sort") if not v.unmet(device, v.resolve())]
-    assert defaults == [next(n for n in registry.preferred("sort", device) if n in runnable)]
+    sizes = (64, 5000)  # the single work-group sort takes the first only
+    results = sweep([device], _tiny(["sort"], {"sort": sizes}, peers=frozenset()), [])
+    for size in sizes:
+        defaults = [r.subject for r in results if r.default and r.size == size]
+        runnable = [v.name for v in registry.variants("sort") if not v.unmet(device, None, {"n": size})]
+        assert defaults == [next(n for n in registry.preferred("sort", device) if n in runnable)]
+    (large,) = [r for r in results if r.subject == "local_bitonic" and r.size == 5000]
+    assert large.status == "skipped" and "at most" in large.message
 
 
 def test_progress_is_a_line_per_measurement_in_a_log(tmp_path, device):

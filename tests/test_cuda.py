@@ -51,6 +51,7 @@ for _t in ("int", "uint", "long", "ulong", "float", "double"):
         KERNELS.append((f"scan/{_f}.cl", {"T": _t, "WG": 256}))
 KERNELS += [("sort/keys.cl", {"KEY_KIND": k}) for k in (0, 1, 2)]
 KERNELS += [("sort/bitonic.cl", {}), ("sort/bitonic_fused.cl", {})]
+KERNELS += [("sort/local_bitonic.cl", {"KEY_KIND": k, "WITH_VALUES": v}) for k in (0, 2) for v in (0, 1)]
 for _f in ("radix", "radix_local", "radix_local_vec"):
     KERNELS += [(f"sort/{_f}.cl", {"KEYS_PER_ITEM": 32, "WITH_VALUES": v, "WG": 256}) for v in (0, 1)]
 KERNELS += [("basics/mappings.cl", {}), ("basics/saxpy.cl", {"T": "float"}), ("basics/vector_add.cl", {"T": "double"})]

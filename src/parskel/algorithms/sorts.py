@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import VariantError
 from ..runtime import Buffer, Device, round_to_multiple, round_to_power_of_two
 from . import registry
-from .keys import check_keys, check_values, download_keys, upload_keys
+from .keys import KEY_KINDS, check_keys, check_values, download_keys, result_buffer, staged, upload_keys
 from .operands import prepare
 from .registry import Param, Requirement, Variant, register
 from .scans import scan_buffer
@@ -64,7 +64,8 @@ def sort(
     check_keys(keys)
     if values is not None:
         check_values(values, keys.size)
-    result = registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p))
+    context = {"n": keys.size}
+    result = registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p), context)
     if values is None:
         return returned(result.astype(key_type, copy=False))
     return returned((result[0].astype(key_type, copy=False), result[1].astype(value_type, copy=False)))
@@ -150,6 +151,42 @@ def _bitonic_fused(
     return download_keys(device, buffer, keys)
 
 
+# one work-group ----------------------------------------------------------------------------
+
+#: The most keys :func:`_local_bitonic` sorts: keys and positions in 32 KiB of local memory.
+LOCAL_CAPACITY = 4096
+
+
+def _local_bitonic(device: Device, keys: np.ndarray, values: np.ndarray | None, *, work_group: int) -> Result:
+    """The whole sort in one work-group's local memory: one launch, stable, with values."""
+    check_keys(keys)
+    n = keys.size
+    if n > LOCAL_CAPACITY:
+        raise VariantError(f"sort/local_bitonic sorts at most {LOCAL_CAPACITY} keys in one work-group, not {n}")
+    if n <= 1:
+        return _copies(keys, values)
+    defines = {
+        "KEY_KIND": KEY_KINDS[keys.dtype],
+        "CAPACITY": LOCAL_CAPACITY,
+        "WG": work_group,
+        "WITH_VALUES": values is not None,
+    }
+    kernel = device.program("sort/local_bitonic.cl", defines).kernel("local_bitonic")
+    key_buffer, out = result_buffer(device, keys)
+    source = staged(device, keys)
+    if values is None:
+        device.launch(kernel, work_group, work_group, source, key_buffer, source, key_buffer, np.uint32(n))
+        device.download(key_buffer, out)
+        return out
+    value_buffer, out_values = result_buffer(device, values)
+    device.launch(
+        kernel, work_group, work_group, source, key_buffer, staged(device, values), value_buffer, np.uint32(n)
+    )
+    device.download(key_buffer, out, wait=False)
+    device.download(value_buffer, out_values)
+    return out, out_values
+
+
 # radix -------------------------------------------------------------------------------------
 
 
@@ -200,6 +237,13 @@ def _local_fits() -> Requirement:
     )
 
 
+def _small_enough() -> Requirement:
+    return Requirement(
+        f"at most {LOCAL_CAPACITY} keys, and local memory for them and their positions",
+        lambda dev, p: p.get("n", 0) <= LOCAL_CAPACITY and dev.info.local_mem_bytes >= 2 * LOCAL_CAPACITY * 4,
+    )
+
+
 def _work_group(default: int) -> Param:
     return Param("work_group", default, _POWERS, "work-items per work-group")
 
@@ -235,6 +279,7 @@ register(
         run=_radix("sort/radix.cl", local=False),
         params=(_work_group(256), Param("keys_per_item", 32, (8, 16, 32, 64, 128), "keys per work-item")),
         requires=(_work_group_fits(),),
+        tags=frozenset({"stable"}),
     )
 )
 register(
@@ -246,6 +291,7 @@ register(
         run=_radix("sort/radix_local.cl", local=True),
         params=(_work_group(256), Param("keys_per_item", 32, (8, 16, 32, 64, 128), "keys per work-item")),
         requires=(_work_group_fits(), _local_fits()),
+        tags=frozenset({"stable"}),
     )
 )
 register(
@@ -260,5 +306,18 @@ register(
             Param("keys_per_item", 128, (16, 32, 64, 128, 256), "keys per work-item, a multiple of 16"),
         ),
         requires=(_work_group_fits(), _local_fits()),
+        tags=frozenset({"stable"}),
+    )
+)
+register(
+    Variant(
+        family="sort",
+        name="local_bitonic",
+        seed="beyond 000 §5.2.1: the single-tile path",
+        summary=f"up to {LOCAL_CAPACITY} keys sorted in one work-group's local memory, one launch, stable",
+        run=_local_bitonic,
+        params=(_work_group(256),),
+        requires=(_work_group_fits(), _small_enough()),
+        tags=frozenset({"stable"}),
     )
 )

@@ -56,7 +56,8 @@ class Subject:
     where: str
     call: Callable[[Inputs], tuple[Any, Timing | None]]
     params: str = ""
-    default: bool = False  # what parskel's public function runs on this device
+    # whether parskel's public function runs this subject for an input of a given size
+    default_at: Callable[[int], bool] = lambda size: False
 
 
 # checks ------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import VariantError
 from ..runtime import Device
 from . import peers as peer_lib
 from .cases import CASES, GROUPS, Case, Subject
@@ -120,7 +121,7 @@ def measure(
         size=size,
         metric=case.metric,
         params=subject.params,
-        default=subject.default,
+        default=subject.default_at(size),
     )
     runs: list[tuple[float, Any]] = []
 
@@ -143,6 +144,8 @@ def measure(
         wrong = wrong or timed(reps)
         if not wrong and reps >= 3 and _spread([t for t, _ in runs]) > UNSTABLE:
             wrong = timed(2 * reps)  # a busy moment: once more, with twice the samples
+    except VariantError as exc:  # a variant that does not take this input (too many keys)
+        return Result(**base, status="skipped", message=str(exc).splitlines()[0])
     except Exception as exc:  # every failure of a subject is a result, whatever raised it
         return Result(**base, status="error", message=_describe(exc))
     if wrong:
@@ -251,7 +254,9 @@ def sweep(
                     result = measure(case, subject, inputs, expected, settings.reps, settings.warmup)
                     limit = settings.budget
                     calls = max(1, settings.warmup) + settings.reps
-                    if limit is not None and result.status != "ok":
+                    if result.status == "skipped":  # it does not take inputs this large
+                        dropped[key] = result.message
+                    elif limit is not None and result.status != "ok":
                         dropped[key] = f"failed at size {size}"
                     elif limit is not None and following and _predicted(case, result, following, calls) > limit:
                         dropped[key] = f"measuring it would take over {limit:g} s (judged at size {size})"

@@ -41,7 +41,17 @@ def variant_subjects(family: str, device: Device, wanted: set[str] | None, notes
     except VariantError:
         return []
     runnable = {v.name for v in found if not v.unmet(device, v.resolve())}
-    default = next((name for name in registry.preferred(family, device) if name in runnable), None)
+    order = [name for name in registry.preferred(family, device) if name in runnable]
+
+    def default_at(name: str) -> Callable[[int], bool]:
+        """What ``parskel.<family>`` picks for ``size`` inputs (some variants take small ones only)."""
+
+        def test(size: int) -> bool:
+            first = next((v for v in order if not registry.get(family, v).unmet(device, None, {"n": size})), None)
+            return first == name
+
+        return test
+
     subjects = []
     for variant in found:
         if wanted is not None and variant.name not in wanted:
@@ -52,7 +62,7 @@ def variant_subjects(family: str, device: Device, wanted: set[str] | None, notes
             continue
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
         call = _recorded(device, variant.run, family, params)
-        subjects.append(Subject(family, variant.name, "variant", device.id, call, shown, variant.name == default))
+        subjects.append(Subject(family, variant.name, "variant", device.id, call, shown, default_at(variant.name)))
     return subjects
 
 
@@ -123,4 +133,4 @@ def skeleton_subjects(family: str, device: Device, wanted: set[str] | None, note
     if not (hasattr(ps, api) and hasattr(ps, "Vector")):
         notes.append(f"{family}: parskel.{api} or parskel.Vector does not exist yet; skeleton not measured")
         return []
-    return [Subject(family, name, "variant", device.id, _skeleton(device, make, apply), default=True)]
+    return [Subject(family, name, "variant", device.id, _skeleton(device, make, apply), default_at=lambda size: True)]
