@@ -336,3 +336,19 @@ def test_progress_is_a_line_per_measurement_in_a_log(tmp_path, device):
         check=True,
     )
     assert "sort radix on" in out.stderr and "n=64" in out.stderr and "sort numpy n=64" in out.stderr
+
+
+def test_the_overhead_group_times_public_calls_against_numpy(device, monkeypatch):
+    from parskel.bench import overhead
+
+    monkeypatch.setattr(overhead, "CALLS", 3)
+    families = [f for f in CASES if f.startswith("overhead.")]
+    settings = default_settings(["overhead"], reps=1, warmup=1, peers=frozenset({"numpy"}))
+    results = sweep([device], settings, [])
+    assert {r.family for r in results} == set(families)
+    for r in results:
+        assert r.status == "ok", (r.family, r.subject, r.message)
+        assert r.metric == "calls/s" and r.e2e > 0
+    parskel = {r.family for r in results if r.subject == "parskel"}
+    cuda_only = {"overhead.scan_gpu"}
+    assert parskel == set(families) - (set() if device.backend == "cuda" else cuda_only)

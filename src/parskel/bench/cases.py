@@ -219,6 +219,73 @@ CASES: dict[str, Case] = {
     ),
 }
 
+
+# the overhead group: one call on a small input, or on data already on the GPU, timed as the
+# median of many calls (bench/overhead.py); the figure is calls per second
+def _near(result: Any, expected: Any) -> str | None:
+    got, want = np.asarray(result, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    if got.shape != want.shape:
+        return f"shape {got.shape}, expected {want.shape}"
+    if not np.allclose(got, want, rtol=1e-4, atol=1e-5):
+        return f"values differ by up to {np.max(np.abs(got - want)):.3g}"
+    return None
+
+
+def _overhead_case(
+    name: str,
+    summary: str,
+    make: Callable[[int, np.random.Generator], Inputs],
+    reference: Callable[[Inputs], Any],
+    size: int,
+) -> Case:
+    return Case(
+        family=f"overhead.{name}",
+        summary=summary,
+        metric="calls/s",
+        scale=1.0,
+        work=lambda n: 1.0,
+        make=make,
+        reference=reference,
+        check=_near,
+        quick_sizes=(size,),
+        full_sizes=(size,),
+    )
+
+
+OVERHEAD: dict[str, Case] = {
+    case.family: case
+    for case in (
+        _overhead_case(
+            "launch", "one kernel launched and waited for: the device's own floor", _floats, lambda i: i[0] + i[0], 1
+        ),
+        _overhead_case("map", "cached Map x*x of 1,000 float32, read back", _floats, lambda i: i[0] * i[0], 1000),
+        _overhead_case(
+            "reduce",
+            "cached Reduce (sum) of 1,000 float32 to a host scalar",
+            _floats,
+            lambda i: i[0].sum(dtype=np.float64),
+            1000,
+        ),
+        _overhead_case("sort", "parskel.sort of 1,000 uint32", _keys, lambda i: np.sort(i[0]), 1000),
+        _overhead_case("scan", "parskel.scan of 1,000 int32", _digits, lambda i: exclusive_cumsum(i[0]), 1000),
+        _overhead_case(
+            "matmul",
+            "parskel.matmul of 16 x 16 float32",
+            _matrices,
+            lambda i: i[0].astype(np.float64) @ i[1].astype(np.float64),
+            16,
+        ),
+        _overhead_case(
+            "scan_gpu",
+            "parskel.scan of 2^24 int32 already on the GPU (CuPy in, CuPy out)",
+            _digits,
+            lambda i: exclusive_cumsum(i[0]),
+            1 << 24,
+        ),
+    )
+}
+
+
 GROUPS: dict[str, tuple[str, ...]] = {
     "matmul": ("matmul",),
     "scan": ("scan",),
@@ -226,4 +293,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "reduce": ("reduce",),
     "skeletons": ("skeletons.map", "skeletons.mapreduce", "skeletons.scan"),
 }
-GROUPS["all"] = tuple(f for group in ("matmul", "scan", "sort", "reduce", "skeletons") for f in GROUPS[group])
+CASES.update(OVERHEAD)
+GROUPS["overhead"] = tuple(OVERHEAD)
+GROUPS["all"] = tuple(
+    f for group in ("matmul", "scan", "sort", "reduce", "skeletons", "overhead") for f in GROUPS[group]
+)

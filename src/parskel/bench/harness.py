@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import VariantError
 from ..runtime import Device
+from . import overhead
 from . import peers as peer_lib
 from .cases import CASES, GROUPS, Case, Subject
 from .subjects import skeleton_subjects, variant_subjects
@@ -198,13 +199,16 @@ def _describe(exc: BaseException) -> str:
 def subjects_for(family: str, devices: Sequence[Device], settings: Settings, notes: list[str]) -> list[Subject]:
     """Everything measured for ``family``: variants on each device, then baselines and peers."""
     wanted = set(settings.variants) if settings.variants is not None else None
+    chosen = set(settings.peers)
+    if family.startswith("overhead."):
+        calls = [s for device in devices for s in overhead.parskel_subjects(family, device)]
+        return calls + overhead.peer_subjects(family, chosen, notes)
     found: list[Subject] = []
     for device in devices:
         found += variant_subjects(family, device, wanted, notes)
         found += skeleton_subjects(family, device, wanted, notes)
     if not found and family in ("matmul", "scan", "sort"):
         notes.append(f"{family}: no parskel variants registered (or none selected)")
-    chosen = set(settings.peers)
     found += peer_lib.host_subjects(family, chosen, notes)
     for device in devices:
         found += peer_lib.device_peers(family, device, chosen, notes)
