@@ -59,21 +59,29 @@ def _cp() -> Any:
 
 
 class CUDAEvent(Event):
-    """A command between two CUDA events; keeps the host memory it reads or writes alive."""
+    """A command between two CUDA events; keeps the host memory it reads or writes alive.
 
-    __slots__ = ("_end", "_keep", "_start", "kind", "label")
+    Outside ``device.record()`` a command gets no events (creating and recording them costs more
+    than a small kernel): waiting for it then waits for the whole stream, which is in order.
+    """
 
-    def __init__(self, kind: EventKind, label: str, start: Any, end: Any, keep: Any = None) -> None:
+    __slots__ = ("_end", "_keep", "_start", "_stream", "kind", "label")
+
+    def __init__(self, kind: EventKind, label: str, start: Any, end: Any, keep: Any = None, stream: Any = None) -> None:
         self.kind = kind
         self.label = label
         self._start = start
         self._end = end
         self._keep = keep
+        self._stream = stream
 
     def wait(self) -> None:
         if self._end is not None:
             self._end.synchronize()
-            self._keep = None
+        elif self._stream is not None:
+            self._stream.synchronize()
+            self._stream = None
+        self._keep = None
 
     @property
     def seconds(self) -> float:
@@ -142,11 +150,16 @@ class CUDADevice(Device):
 
     # events -------------------------------------------------------------------------------
     def _begin(self) -> Any:
+        """The start event of a command, only while a recorder listens."""
+        if not self._recorders:
+            return None
         start = _cp().cuda.Event()
         start.record(None)
         return start
 
     def _end(self, kind: EventKind, label: str, start: Any, keep: Any = None) -> Event:
+        if start is None:
+            return CUDAEvent(kind, label, None, None, keep, _cp().cuda.Stream.null)
         end = _cp().cuda.Event()
         end.record(None)
         return self._track(CUDAEvent(kind, label, start, end, keep))

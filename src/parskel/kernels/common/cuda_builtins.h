@@ -206,12 +206,16 @@ template <class PsT> __device__ inline PsT native_powr(PsT x, PsT y) { return po
 template <class PsT> __device__ inline PsT half_powr(PsT x, PsT y) { return pow(x, y); }
 
 /* integer functions -------------------------------------------------------------------------- */
-__device__ inline uchar abs(uchar x) { return x; }
-__device__ inline ushort abs(ushort x) { return x; }
-__device__ inline uint abs(uint x) { return x; }
-__device__ inline ulong abs(ulong x) { return x; }
-__device__ inline uchar abs(char x) { return (uchar)(x < 0 ? -x : x); }
-__device__ inline ushort abs(short x) { return (ushort)(x < 0 ? -x : x); }
+/* OpenCL's abs returns the unsigned type (abs(INT_MIN) is 2147483648u), CUDA's the signed one */
+template <class PsT> __device__ inline typename ps_unsigned<PsT>::type ps_abs(PsT x)
+{
+    typedef typename ps_unsigned<PsT>::type U;
+    if constexpr (PsT(-1) < PsT(0))
+        return x < PsT(0) ? (U)(U(0) - (U)x) : (U)x;
+    else
+        return x;
+}
+#define abs ps_abs
 template <class PsT> __device__ inline typename ps_unsigned<PsT>::type abs_diff(PsT x, PsT y)
 {
     typedef typename ps_unsigned<PsT>::type U;
