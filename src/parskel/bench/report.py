@@ -8,18 +8,18 @@ chart per family compares the best variant of each run and device.
 
 from __future__ import annotations
 
-import csv
-import html
-import re
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only: the report must work without a display
 import matplotlib.pyplot as plt
 
+from ..pages import escape as _e
+from ..pages import save_chart as _save
+from ..pages import slug as _slug
+from ..pages import table as _table
+from ..pages import write_csv as _write_csv
+from ..pages import write_page
 from .cases import CASES
 from .harness import UNSTABLE, Result
 from .progress import ratio, seconds
@@ -36,10 +36,6 @@ _PHASES = (
 )
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
 def _label(r: Result) -> str:
     return r.subject if r.kind == "variant" else f"{r.subject} ({r.kind}, {r.where})"
 
@@ -50,12 +46,6 @@ def _series(results: Sequence[Result]) -> dict[str, list[Result]]:
         if r.status == "ok" and r.e2e:
             out.setdefault(_label(r), []).append(r)
     return out
-
-
-def _save(fig: plt.Figure, path: Path) -> str:
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path.name
 
 
 def time_chart(results: Sequence[Result], title: str, path: Path) -> str | None:
@@ -207,38 +197,7 @@ _SUMMARY_COLUMNS = [
 ]
 
 
-def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path.name
-
-
 # the page ---------------------------------------------------------------------------------------
-
-_CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em; max-width: 80em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-img { max-width: 100%; display: block; margin: 0.5em 0 1.5em; }
-.bad { color: #b00; } .note { color: #865; }
-"""
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value))
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[object]], numeric: set[int] | None = None) -> str:
-    numeric = numeric or set()
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{_e(c)}</td>" for i, c in enumerate(row)) + "</tr>"
-        for row in rows
-    )
-    return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def _run_header(run: Run) -> str:
@@ -365,13 +324,7 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
         f'<p>Tables: <a href="{results_csv}">{results_csv}</a> (every measurement), '
         f'<a href="{summary_csv}">{summary_csv}</a> (best variant per size).</p>'
     )
-    page = folder / "index.html"
-    page.write_text(
-        "<!doctype html><html><head><meta charset=utf-8><title>parskel benchmarks</title>"
-        f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>",
-        encoding="utf-8",
-    )
-    return page
+    return write_page(folder / "index.html", "parskel benchmarks", body)
 
 
 def _family_section(folder: Path, run: Run, family: str, results: list[Result], everything: Sequence[Result]) -> str:

@@ -1,0 +1,98 @@
+"""What ``parskel probe`` shows: a progress bar while it measures, then one table per section
+with each figure as a fraction of the device's theoretical peak."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .figures import SECTIONS, Step
+from .profile import Profile
+
+
+def percent(value: float | None) -> str:
+    """A fraction as a percentage with three significant digits, ``-`` for none.
+
+    >>> percent(0.4567), percent(None), percent(0.0012)
+    ('45.7 %', '-', '0.12 %')
+    """
+    return "-" if value is None else f"{value * 100:.3g} %"
+
+
+class ProgressDisplay:
+    """A listener for :func:`parskel.probe.probe` that draws one bar, step by step."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._progress = Progress(
+            TextColumn("[bold]{task.description:<56}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        self._task: Any = None
+
+    def __enter__(self) -> ProgressDisplay:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def __call__(self, event: str, payload: Any) -> None:
+        if event == "plan":
+            self._task = self._progress.add_task("building the first kernels", total=len(payload))
+        elif event == "start":
+            step: Step = payload
+            self._progress.update(self._task, description=f"{step.section}: {step.label}")
+        elif event == "done":
+            self._progress.advance(self._task)
+
+
+def tables(profile: Profile) -> list[Table]:
+    """The peaks, then one table per measured section."""
+    peaks = Table(title=f"Peaks of {profile.name}", title_justify="left")
+    for column in ("kind", "theoretical", "measured", "measured / theoretical", "measured by"):
+        peaks.add_column(column)
+    for kind, peak in profile.peaks.items():
+        best = profile.best(kind)
+        peaks.add_row(
+            kind,
+            peak.describe(),
+            "-" if best is None else f"{best.value:.4g} {best.unit}",
+            percent(profile.measured_fraction(kind)),
+            "-" if best is None else f"{best.name} ({best.setting()})",
+        )
+    found = [peaks]
+    for section, title in SECTIONS.items():
+        figures = [f for f in profile.figures if f.section == section]
+        if not figures:
+            continue
+        table = Table(title=title, title_justify="left")
+        with_peak = any(f.peak for f in figures)
+        with_time = any(f.unit != "us" for f in figures)  # a time in us is the figure itself
+        table.add_column("measures")
+        table.add_column("setting")
+        table.add_column("figure", justify="right")
+        if with_peak:
+            table.add_column("% of peak", justify="right")
+        if with_time:
+            table.add_column("time", justify="right")
+        for figure in figures:
+            row = [figure.name, figure.setting(), f"{figure.value:.4g} {figure.unit}"]
+            row += [percent(profile.fraction(figure))] if with_peak else []
+            row += [f"{figure.seconds * 1e3:.3g} ms"] if with_time else []
+            table.add_row(*row)
+        found.append(table)
+    return found
+
+
+def print_profile(console: Console, profile: Profile) -> None:
+    for table in tables(profile):
+        console.print(table)
+        console.print()
