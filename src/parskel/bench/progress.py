@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..probe.display import percent
 from .harness import UNSTABLE, Result
 from .summary import Row, failures
 
@@ -21,6 +22,9 @@ def seconds(value: float | None) -> str:
         if value >= scale:
             return f"{value / scale:.3g} {unit}"
     return f"{value * 1e9:.3g} ns"
+
+
+PEAK_COLUMN = "% of peak (e2e/kernel)"
 
 
 def ratio(value: float | None) -> str:
@@ -90,22 +94,24 @@ def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Resul
         )
     console.print(standings)
     table = Table(title="Best parskel variant at the largest size of each family")
-    for column in ("family", "device", "size", "best", "time", "figure", "vs CPU baseline", "best peer", "vs peer"):
-        table.add_column(column, justify="right" if column in ("size", "time", "figure") else "left")
+    peaks = any(row.of_peak is not None for row in rows)  # the device was probed
+    columns = ["family", "device", "size", "best", "time", "figure"]
+    columns += [PEAK_COLUMN] if peaks else []
+    for column in columns + ["vs CPU baseline", "best peer", "vs peer"]:
+        table.add_column(column, justify="right" if column in ("size", "time", "figure", PEAK_COLUMN) else "left")
     for row in largest_rows:
         figure = "-" if row.figure is None else f"{row.figure:.3g} {row.metric}"
-        table.add_row(
-            row.family,
-            row.device,
-            str(row.size),
-            row.best,
-            seconds(row.seconds),
-            figure,
-            f"{ratio(row.vs_baseline)} ({row.baseline or '-'})",
-            row.peer or "-",
-            ratio(row.vs_peer) + (" ~" if row.unstable else ""),
-        )
+        cells = [row.family, row.device, str(row.size), row.best, seconds(row.seconds), figure]
+        cells += [f"{percent(row.of_peak)} / {percent(row.kernel_of_peak)}"] if peaks else []
+        cells += [f"{ratio(row.vs_baseline)} ({row.baseline or '-'})", row.peer or "-"]
+        cells += [ratio(row.vs_peer) + (" ~" if row.unstable else "")]
+        table.add_row(*cells)
     console.print(table)
+    if peaks:
+        console.print(
+            "% of peak: of the device's best bandwidth (GB/s families, sort) or fp32 fma "
+            "throughput (matmul) measured by `parskel probe`"
+        )
     if any(row.unstable for row in largest_rows):
         console.print(
             "~ a figure of the row was unstable: its repetitions disagreed by more than "

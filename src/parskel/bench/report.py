@@ -8,6 +8,7 @@ chart per family compares the best variant of each run and device.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -20,9 +21,13 @@ from ..pages import slug as _slug
 from ..pages import table as _table
 from ..pages import write_csv as _write_csv
 from ..pages import write_page
+from ..probe import Profile
+from ..probe.display import percent
+from ..probe.report import page_name
 from .cases import CASES
 from .harness import UNSTABLE, Result
-from .progress import ratio, seconds
+from .progress import PEAK_COLUMN, ratio, seconds
+from .roofline import profiles_of, roofline_chart
 from .store import Run, Store
 from .summary import Row, failures, fastest, speedup_over_baseline, summarize
 
@@ -194,6 +199,8 @@ _SUMMARY_COLUMNS = [
     "default_seconds",
     "default_vs_peer",
     "unstable",
+    "of_peak",
+    "kernel_of_peak",
 ]
 
 
@@ -247,7 +254,8 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
     result_rows: list[list[object]] = []
     for run, results in loaded:
         body.append(_run_header(run))
-        rows = summarize(results)
+        profiles = profiles_of([json.loads(d["info"]) for d in run.devices])
+        rows = summarize(results, profiles)
         summary_rows += [[run.id] + [row.as_dict()[c] for c in _SUMMARY_COLUMNS[1:]] for row in rows]
         result_rows += [[run.id] + [getattr(r, c) for c in _RESULT_COLUMNS] for r in results]
         body.append("<h3>parskel's default against the best peer</h3>")
@@ -275,20 +283,11 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
                 f"{UNSTABLE:.0%} even when measured again, so the machine was busy; re-run before quoting it.</p>"
             )
         body.append("<h3>Best variant per size</h3>")
+        peak = [PEAK_COLUMN] if profiles else []
         body.append(
             _table(
-                [
-                    "family",
-                    "device",
-                    "size",
-                    "best variant",
-                    "time",
-                    "figure",
-                    "CPU baseline",
-                    "vs baseline",
-                    "best peer",
-                    "vs peer",
-                ],
+                ["family", "device", "size", "best variant", "time", "figure", *peak]
+                + ["CPU baseline", "vs baseline", "best peer", "vs peer"],
                 [
                     [
                         r.family,
@@ -297,6 +296,7 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
                         r.best,
                         seconds(r.seconds),
                         "-" if r.figure is None else f"{r.figure:.3g} {r.metric}",
+                        *([f"{percent(r.of_peak)} / {percent(r.kernel_of_peak)}"] if peak else []),
                         f"{r.baseline or '-'} {seconds(r.baseline_seconds)}",
                         ratio(r.vs_baseline),
                         f"{r.peer or '-'} {seconds(r.peer_seconds)}",
@@ -304,9 +304,10 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
                     ]
                     for r in rows
                 ],
-                numeric={2, 4, 5, 7, 9},
+                numeric={2, 4, 5, 6, 8, 10} if peak else {2, 4, 5, 7, 9},
             )
         )
+        body += [_roofline_section(folder, run, device, profile, results) for device, profile in profiles.items()]
         for family in dict.fromkeys(r.family for r in results):
             body.append(_family_section(folder, run, family, [r for r in results if r.family == family], results))
         if run.notes:
@@ -361,4 +362,30 @@ def _family_section(folder: Path, run: Run, family: str, results: list[Result], 
             + _e("; ".join(sorted({f"{r.subject} on {r.where}: {r.message}" for r in skipped})))
             + "</p>"
         )
+    return "".join(parts)
+
+
+def _roofline_section(folder: Path, run: Run, device: str, profile: Profile, results: Sequence[Result]) -> str:
+    """The roofline of a probed device with the best kernel time of each family and size."""
+    best: dict[tuple[str, int], float] = {}
+    for r in results:
+        if r.kind == "variant" and r.where == device and r.status == "ok" and r.kernel:
+            key = (r.family, r.size)
+            best[key] = min(best.get(key, r.kernel), r.kernel)
+    parts = [
+        f"<h3>Roofline of {_e(device)}</h3><p>Measured peaks from the profile of "
+        f"{_e(profile.device['name'])} measured {_e(profile.measured)} by <code>parskel probe</code>; "
+        "each point is a family's best kernel time at one size, at the operations per byte it must "
+        "at least move. Sort has no arithmetic to place it by; its % of peak is in the table.</p>"
+    ]
+    chart = roofline_chart(
+        [(family, size, t) for (family, size), t in best.items()],
+        profile,
+        f"run {run.id} on {device}: kernels against the roofline",
+        folder / f"run{run.id}-roofline-{_slug(device)}.png",
+    )
+    if chart:
+        parts.append(f'<img src="{chart}" alt="roofline of {_e(device)}">')
+    if (folder / page_name(profile)).exists():
+        parts.append(f'<p>The device\'s profile: <a href="{page_name(profile)}">{_e(page_name(profile))}</a>.</p>')
     return "".join(parts)

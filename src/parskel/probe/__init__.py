@@ -21,7 +21,7 @@ from ..runtime import Device
 from . import global_memory, instructions, launches, local_memory, transfers
 from .figures import SECTIONS, Figure, Step
 from .peaks import Peak, peaks
-from .profile import Profile, load, save, versions
+from .profile import Profile, load, record, save, versions
 from .timing import Settings
 
 __all__ = ["SECTIONS", "Figure", "Peak", "Profile", "Settings", "load", "plan", "probe", "save"]
@@ -67,7 +67,7 @@ def probe(
         if listen:
             listen("done", (step, found))
     return Profile(
-        device=device.info.as_dict(),
+        device=record(device.info),
         measured=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
         command=command,
         quick=quick,

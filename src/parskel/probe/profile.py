@@ -46,11 +46,18 @@ def key(info: DeviceInfo | Mapping[str, Any]) -> str:
     return slug(f"{data['backend']} {data['platform']} {data['name']} {data['compute_units']}cu")
 
 
+def record(info: DeviceInfo) -> dict[str, Any]:
+    """A device's description as a profile keeps it: ``as_dict()`` in JSON's types (lists for
+    tuples), so that a profile read back equals the one written."""
+    data: dict[str, Any] = json.loads(json.dumps(info.as_dict()))
+    return data
+
+
 @dataclass(frozen=True)
 class Profile:
     """The figures measured on one device, its theoretical peaks, and when and how."""
 
-    device: dict[str, Any]  # DeviceInfo.as_dict()
+    device: dict[str, Any]  # see record()
     measured: str  # ISO date and time
     command: str
     quick: bool
