@@ -54,8 +54,8 @@ class ProgressDisplay:
             self._progress.advance(self._task)
 
 
-def tables(profile: Profile) -> list[Table]:
-    """The peaks, then one table per measured section."""
+def tables(profile: Profile) -> list[Table | str]:
+    """The peaks and how they were derived, then one table per measured section."""
     peaks = Table(title=f"Peaks of {profile.name}", title_justify="left")
     for column in ("kind", "theoretical", "measured", "measured / theoretical", "measured by"):
         peaks.add_column(column)
@@ -63,12 +63,13 @@ def tables(profile: Profile) -> list[Table]:
         best = profile.best(kind)
         peaks.add_row(
             kind,
-            peak.describe(),
-            "-" if best is None else f"{best.value:.4g} {best.unit}",
+            peak.short(),
+            "-" if best is None else best.text(),
             percent(profile.measured_fraction(kind)),
             "-" if best is None else f"{best.name} ({best.setting()})",
         )
-    found = [peaks]
+    found: list[Table | str] = [peaks]
+    found += [f"{kind}: {peak.describe()}" for kind, peak in profile.peaks.items()]
     for section, title in SECTIONS.items():
         figures = [f for f in profile.figures if f.section == section]
         if not figures:
@@ -84,7 +85,7 @@ def tables(profile: Profile) -> list[Table]:
         if with_time:
             table.add_column("time", justify="right")
         for figure in figures:
-            row = [figure.name, figure.setting(), f"{figure.value:.4g} {figure.unit}"]
+            row = [figure.name, figure.setting(), figure.text()]
             row += [percent(profile.fraction(figure))] if with_peak else []
             row += [f"{figure.seconds * 1e3:.3g} ms"] if with_time else []
             table.add_row(*row)
@@ -93,6 +94,7 @@ def tables(profile: Profile) -> list[Table]:
 
 
 def print_profile(console: Console, profile: Profile) -> None:
-    for table in tables(profile):
-        console.print(table)
-        console.print()
+    for part in tables(profile):
+        console.print(part)
+        if isinstance(part, Table):
+            console.print()

@@ -23,6 +23,15 @@ SECTIONS: dict[str, str] = {
 SIZES = ("bytes", "work-items", "launches")
 
 
+def number(value: float) -> str:
+    """A figure with four significant digits, large ones whole and without an exponent.
+
+    >>> number(66908.16), number(4.5678), number(0.0123456)
+    ('66908', '4.568', '0.01235')
+    """
+    return f"{value:.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
+
+
 @dataclass(frozen=True)
 class Figure:
     """One measured figure: ``value`` in ``unit`` (GFLOP/s, Gop/s, GB/s, us), from the median
@@ -52,6 +61,10 @@ class Figure:
         'chains 4'
         """
         return ", ".join(f"{k} {v}" for k, v in self.params.items() if k not in SIZES)
+
+    def text(self) -> str:
+        """The figure with its unit, for tables."""
+        return f"{number(self.value)} {self.unit}"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..runtime import DeviceInfo
+from .figures import number
 
 KINDS = {"fp32": "GFLOP/s", "fp64": "GFLOP/s", "bandwidth": "GB/s"}
 
@@ -36,7 +37,7 @@ PUBLISHED: dict[str, dict[str, float]] = {
     "NVIDIA H100 80GB HBM3": {"fp32": 67_000.0, "fp64": 34_000.0, "bandwidth": 3_350.0},
     "NVIDIA H100 PCIe": {"fp32": 51_000.0, "fp64": 26_000.0, "bandwidth": 2_000.0},
 }
-PUBLISHED_SOURCE = "published data sheet figure (parskel's table of known devices)"
+PUBLISHED_SOURCE = "published: the data sheet's figure, from parskel.probe.peaks.PUBLISHED"
 
 
 @dataclass(frozen=True)
@@ -61,19 +62,31 @@ class Peak:
         """The peak that fractions are taken of: the derived one, else the published one."""
         return self.derived if self.derived is not None else self.published
 
+    def short(self) -> str:
+        """The peak in a table cell: derived, published (marked), or unknown.
+
+        >>> Peak("fp32", None, "not reported", 67000.0).short(), Peak("fp64", None, "no fp64").short()
+        ('67000 GFLOP/s (published)', 'unknown')
+        """
+        if self.derived is not None:
+            return f"{number(self.derived)} {self.unit}"
+        if self.published is not None:
+            return f"{number(self.published)} {self.unit} (published)"
+        return "unknown"
+
     def describe(self) -> str:
         """The peak in words, with its origin.
 
         >>> Peak("bandwidth", None, "not reported", 4800.0).describe()
-        '4800 GB/s (published data sheet figure (parskel's table of known devices); not derived: not reported)'
+        "4800 GB/s (published: the data sheet's figure, from parskel.probe.peaks.PUBLISHED; not derived: not reported)"
         """
         if self.derived is not None:
-            text = f"{self.derived:.4g} {self.unit} ({self.basis})"
+            text = f"{number(self.derived)} {self.unit} ({self.basis})"
             if self.published is not None:
-                text += f"; published {self.published:.4g} {self.unit}"
+                text += f"; published {number(self.published)} {self.unit}"
             return text
         if self.published is not None:
-            return f"{self.published:.4g} {self.unit} ({PUBLISHED_SOURCE}; not derived: {self.basis})"
+            return f"{number(self.published)} {self.unit} ({PUBLISHED_SOURCE}; not derived: {self.basis})"
         return f"unknown: {self.basis}"
 
     def as_dict(self) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 
 from ..pages import escape, save_chart, table, write_csv, write_page
 from .display import percent
-from .figures import SECTIONS, Figure
+from .figures import SECTIONS, Figure, number
 from .profile import Profile
 
 
@@ -31,7 +31,7 @@ def _peak_lines(ax: plt.Axes, profile: Profile, kinds: Sequence[str]) -> None:
         if peak is not None and peak.value:
             ax.axhline(peak.value, color="black", linestyle="--", linewidth=0.8)
             ax.annotate(
-                f"{kind} peak {peak.value:.4g}",
+                f"{kind} peak {number(peak.value)}",
                 (0.01, peak.value),
                 xycoords=("axes fraction", "data"),
                 fontsize=7,
@@ -49,15 +49,23 @@ def chains_chart(profile: Profile, path: Path) -> str | None:
     units = list(dict.fromkeys(f.unit for f in figures))
     if not figures:
         return None
-    fig, axes = plt.subplots(1, len(units), figsize=(6.5 * len(units), 4.5), squeeze=False)
+    fig, axes = plt.subplots(len(units), 1, figsize=(8, 4.5 * len(units)), squeeze=False, layout="constrained")
+    axes = axes.T
     for ax, unit in zip(axes[0], units):
-        lines: dict[str, list[Figure]] = {}
+        lines: dict[tuple[str, str], list[Figure]] = {}
         for f in (f for f in figures if f.unit == unit):
-            lines.setdefault(f"{f.name}, unroll {f.params['unroll']}", []).append(f)
-        for label, found in lines.items():
+            lines.setdefault((f.name, f.params["unroll"]), []).append(f)
+        colors = {name: f"C{i}" for i, name in enumerate(dict.fromkeys(name for name, _ in lines))}
+        for (name, unroll), found in lines.items():
             found.sort(key=lambda f: f.params["chains"])
-            style = "-" if label.endswith("full") else "--"
-            ax.plot([f.params["chains"] for f in found], [f.value for f in found], style, marker="o", label=label)
+            ax.plot(
+                [f.params["chains"] for f in found],
+                [f.value for f in found],
+                "-" if unroll == "full" else "--",
+                color=colors[name],
+                marker="o",
+                label=f"{name}, unroll {unroll}",
+            )
         if unit == "GFLOP/s":
             _peak_lines(ax, profile, [k for k in ("fp32", "fp64") if any(f.peak == k for f in figures)])
         ax.set_xscale("log", base=2)
@@ -66,7 +74,7 @@ def chains_chart(profile: Profile, path: Path) -> str | None:
         ax.set_ylabel(unit)
         ax.set_title(f"instruction throughput ({unit})")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save_chart(fig, path)
 
 
@@ -190,7 +198,7 @@ def write_profile_page(profile: Profile, folder: str | Path) -> Path:
                     [
                         f.name,
                         f.setting(),
-                        f"{f.value:.4g} {f.unit}",
+                        f.text(),
                         percent(profile.fraction(f)),
                         f"{f.seconds * 1e3:.3g} ms",
                     ]
@@ -207,4 +215,4 @@ def write_profile_page(profile: Profile, folder: str | Path) -> Path:
 
 def _measured(profile: Profile, kind: str) -> str:
     best = profile.best(kind)
-    return "-" if best is None else f"{best.value:.4g} {best.unit}: {best.name} ({best.setting()})"
+    return "-" if best is None else f"{best.text()}: {best.name} ({best.setting()})"
