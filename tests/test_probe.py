@@ -343,7 +343,8 @@ def _profile(device_info: dict, bandwidth: float = 100.0, flops: float = 1000.0)
         Figure("instructions", "fp32 fma", flops, "GFLOP/s", 0.01, {"chains": 8, "unroll": "full"}, "fp32"),
         Figure("instructions", "fp32 fma", flops / 4, "GFLOP/s", 0.04, {"chains": 1, "unroll": "full"}, "fp32"),
         Figure("global", "copy", bandwidth, "GB/s", 0.01, {"mapping": "one-to-one"}, "bandwidth"),
-        Figure("stride", "copy", bandwidth * 2, "GB/s", 0.01, {"stride": 1}, "bandwidth"),  # not a peak section
+        Figure("stride", "copy", bandwidth / 2, "GB/s", 0.01, {"stride": 2}, "bandwidth"),
+        Figure("transfers", "upload", bandwidth * 2, "GB/s", 0.01, {}, "bandwidth"),  # not device memory
         Figure("launch", "launch and wait", 20.0, "us", 2e-5),
     ]
     return Profile(
@@ -362,10 +363,10 @@ def test_a_profile_round_trips_and_knows_its_peaks(tmp_path, device):
     path = save(profile, tmp_path)
     assert path.name == f"{key(device.info)}.json"
     assert load(device.info, tmp_path) == profile
-    assert profile.measured_peak("bandwidth") == 100.0  # the stride figure is not a peak
+    assert profile.measured_peak("bandwidth") == 100.0  # a transfer is not device memory
     assert profile.measured_fraction("fp32") == pytest.approx(0.5)
     assert profile.fraction(profile.figures[2]) == pytest.approx(0.25)  # of the published 400
-    assert profile.fraction(profile.figures[4]) is None
+    assert profile.fraction(profile.figures[5]) is None
     data = json.loads(path.read_text())
     assert data["measured_peaks"] == {"fp32": 1000.0, "bandwidth": 100.0}
 
@@ -381,7 +382,8 @@ def test_a_partial_probe_keeps_the_other_sections(device):
     older = _profile(record(device.info))
     newer = Profile(older.device, "later", "", True, older.peaks, [Figure("global", "copy", 5.0, "GB/s", 1.0)])
     merged = newer.merged(older)
-    assert [f.section for f in merged.figures] == ["instructions", "instructions", "global", "stride", "launch"]
+    sections = ["instructions", "instructions", "global", "stride", "launch", "transfers"]
+    assert [f.section for f in merged.figures] == sections
     assert [f.value for f in merged.figures if f.section == "global"] == [5.0]
 
 

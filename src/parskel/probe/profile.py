@@ -26,7 +26,7 @@ from .peaks import Peak
 ENV_VAR = "PARSKEL_PROFILES"
 SCHEMA = 1
 # the sections whose best figure is the device's measured peak of each kind
-PEAK_SECTIONS = ("instructions", "global")
+PEAK_SECTIONS = ("instructions", "global", "stride")
 
 
 def folder() -> Path:
