@@ -102,6 +102,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quick", action="store_true", help="fewer settings, shorter runs (under a minute on a CPU)")
     p.add_argument("--sections", type=_sections, help="only these sections (comma list); see below")
-    p.add_argument("--out", default="bench-results", help="folder for a copy of the profile and the report page")
+    p.add_argument(
+        "--out",
+        default="bench-results",
+        help="folder for a copy of the profile and the report page (default ./bench-results)",
+    )
     p.add_argument("--json", action="store_true", help="print the profiles as JSON on stdout (no display)")
     p.set_defaults(handler=cmd_probe, argv=None)
