@@ -29,7 +29,7 @@ from parskel.probe.peaks import PUBLISHED, peaks
 from parskel.probe.profile import key, record
 from parskel.probe.timing import Settings
 from parskel.runtime import DeviceInfo
-from test_cuda import NVRTC, NVRTC_WHY  # the NVRTC library, where it can be loaded
+from test_cuda import NVRTC, NVRTC_WHY, nvrtc_ptx  # the NVRTC library, where it can be loaded
 
 # the chains --------------------------------------------------------------------------------
 
@@ -232,20 +232,6 @@ PTX_INSTRUCTION = {
 }
 
 
-def _ptx(path: str, defines: dict) -> str:
-    from parskel.runtime.cuda import _OPTIONS, cuda_source
-    from parskel.runtime.sources import Source
-
-    source = cuda_source(Source.load(path), defines)
-    program = NVRTC.createProgram(source.text, "kernel.cu", [], [])
-    try:
-        NVRTC.compileProgram(program, [*_OPTIONS, "-arch=compute_90"])
-    except NVRTC.NVRTCError:
-        pytest.fail(str(source.build_error(NVRTC.getProgramLog(program))))
-    assert NVRTC.getProgramLog(program).strip() == ""
-    return NVRTC.getPTX(program).decode()
-
-
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 @pytest.mark.parametrize("name", list(OPERATIONS))
 @pytest.mark.parametrize("unroll", [0, 16])
@@ -253,7 +239,7 @@ def test_chains_build_with_nvrtc_and_keep_every_operation(name, unroll):
     """The compiler may neither fold a chain nor drop it: the PTX holds one instruction per
     operation (with flag = 0 at run time, it cannot know the result is unused)."""
     op, steps, chains = OPERATIONS[name], 64, 4
-    ptx = _ptx(PATH, op.defines(chains, unroll, steps))
+    ptx = nvrtc_ptx(PATH, op.defines(chains, unroll, steps))
     counts = Counter(re.findall(r"^\s+([a-z]+\.[a-z0-9.]+)", ptx, re.M))
     per_body = steps if unroll == 0 else unroll
     assert sum(counts[i] for i in PTX_INSTRUCTION[name]) >= per_body * chains * op.per_step
@@ -267,7 +253,7 @@ def test_chains_build_with_nvrtc_and_keep_every_operation(name, unroll):
     + [("probe/empty.cl", {})],
 )
 def test_memory_kernels_build_with_nvrtc(path, defines):
-    assert ".entry" in _ptx(path, defines)
+    assert ".entry" in nvrtc_ptx(path, defines)
 
 
 # peaks -------------------------------------------------------------------------------------

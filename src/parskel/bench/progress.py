@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ..probe.display import percent
+from ..progress import Bar
 from .harness import UNSTABLE, Result
 from .summary import Row, failures
 
@@ -31,35 +31,16 @@ def ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g}x"
 
 
-class ProgressDisplay:
+class ProgressDisplay(Bar):
     """A listener for :func:`parskel.bench.harness.sweep` that draws one bar."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self._progress = Progress(
-            TextColumn("[bold]{task.description:<48}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        )
-        self._task: Any = None
-
-    def __enter__(self) -> ProgressDisplay:
-        self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
 
     def __call__(self, event: str, payload: Any) -> None:
         if event == "plan":
-            self._task = self._progress.add_task("planning", total=payload)
+            self.plan(payload)
         elif event == "start":
             case, subject, size = payload
             where = "" if subject.where == "host" else f" on {subject.where}"
-            self._progress.update(self._task, description=f"{case.family} {subject.name}{where} n={size}")
+            self.describe(f"{case.family} {subject.name}{where} n={size}")
         elif event == "done":
             result: Result = payload
             if result.status in ("wrong", "error"):
@@ -71,7 +52,7 @@ class ProgressDisplay:
                 shown = seconds(result.e2e) if result.status == "ok" else result.status
                 mark = " (unstable)" if result.unstable else ""
                 self.console.print(f"{result.family} {result.subject}{where} n={result.size}: {shown}{mark}")
-            self._progress.advance(self._task)
+            self.advance()
 
 
 def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Result], notes: Sequence[str]) -> None:

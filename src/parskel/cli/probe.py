@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from .common import UsageError, chosen_devices, names
+from .common import UsageError, chosen_devices, device_option, names, writable_folder
 
 EPILOG = """examples:
   parskel probe --quick                        the default device in under a minute
@@ -35,18 +34,6 @@ def _sections(text: str) -> tuple[str, ...]:
     return chosen
 
 
-def _folder(path: str) -> Path:
-    folder = Path(path)
-    try:
-        (folder / "report").mkdir(parents=True, exist_ok=True)
-        check = folder / ".parskel-write-test"
-        check.touch()
-        check.unlink()
-    except OSError as exc:
-        raise UsageError(f"cannot write to {folder}: {exc.strerror or exc}") from None
-    return folder
-
-
 def cmd_probe(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -55,7 +42,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     from ..probe.profile import folder as profiles_folder
     from ..probe.report import write_profile_page
 
-    out = _folder(args.out)
+    out = writable_folder(args.out)
+    writable_folder(str(out / "report"))
     devs = chosen_devices(names(args.device))
     command = " ".join(["parskel", *(sys.argv[1:] if args.argv is None else args.argv)])
     err = Console(stderr=True, quiet=args.json)
@@ -95,11 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "work-group size sweep and host-device transfers; each figure as a fraction of the "
         "device's theoretical peak where it reports enough to derive one.",
     )
-    p.add_argument(
-        "--device",
-        action="append",
-        help="device id or name fragment; repeatable or a comma list; 'all' for every device",
-    )
+    device_option(p)
     p.add_argument("--quick", action="store_true", help="fewer settings, shorter runs (under a minute on a CPU)")
     p.add_argument("--sections", type=_sections, help="only these sections (comma list); see below")
     p.add_argument(

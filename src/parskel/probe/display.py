@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..progress import Bar
 from .figures import SECTIONS, Step
 from .profile import Profile
 
@@ -22,36 +22,24 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.3g} %"
 
 
-class ProgressDisplay:
-    """A listener for :func:`parskel.probe.probe` that draws one bar, step by step."""
+class ProgressDisplay(Bar):
+    """A listener for :func:`parskel.probe.probe` that draws one bar, step by step (in a log,
+    a line per step)."""
 
     def __init__(self, console: Console) -> None:
-        self.console = console
-        self._progress = Progress(
-            TextColumn("[bold]{task.description:<56}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        )
-        self._task: Any = None
-
-    def __enter__(self) -> ProgressDisplay:
-        self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
+        super().__init__(console, width=56)
 
     def __call__(self, event: str, payload: Any) -> None:
         if event == "plan":
-            self._task = self._progress.add_task("building the first kernels", total=len(payload))
+            self.plan(len(payload), "building the first kernels")
         elif event == "start":
             step: Step = payload
-            self._progress.update(self._task, description=f"{step.section}: {step.label}")
+            self.describe(f"{step.section}: {step.label}")
         elif event == "done":
-            self._progress.advance(self._task)
+            step, figures = payload
+            if not self.console.is_terminal:
+                self.console.print(f"{step.section}: {step.label}: " + "; ".join(f.text() for f in figures))
+            self.advance()
 
 
 def tables(profile: Profile) -> list[Table | str]:
