@@ -21,9 +21,11 @@ from parskel.bench.progress import print_summary
 from parskel.bench.roofline import of_peak
 from parskel.bench.summary import summarize
 from parskel.cli import main
-from parskel.probe import Figure, Peak, Profile, load, plan, save
+from parskel.errors import ParskelError
+from parskel.probe import Figure, Peak, Profile, launches, load, plan, probe, save
 from parskel.probe import global_memory as gm
 from parskel.probe import local_memory as lm
+from parskel.probe.display import print_profile
 from parskel.probe.instructions import OPERATIONS, PATH, measure_chain
 from parskel.probe.peaks import PUBLISHED, peaks
 from parskel.probe.profile import key, record
@@ -426,6 +428,19 @@ def test_bench_summary_and_report_show_the_column_only_with_a_profile(tmp_path, 
 
 
 # the command ---------------------------------------------------------------------------------------
+
+
+def test_a_failing_step_is_a_note_and_the_others_still_measure(device, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise ParskelError("the driver refused the empty kernel")
+
+    monkeypatch.setattr(launches, "measure_launch", refuse)
+    profile = probe(device, quick=True, sections=["launch", "work-group"])
+    assert profile.failures == ["launch: empty kernel: ParskelError: the driver refused the empty kernel"]
+    assert {f.section for f in profile.figures} == {"work-group"}
+    console = Console(record=True, width=200)
+    print_profile(console, profile)
+    assert "failed: launch: empty kernel" in console.export_text()
 
 
 def test_probe_command_measures_stores_and_reports(tmp_path, capsys, device):

@@ -52,17 +52,23 @@ def probe(
     """Measure ``device``: every section (or those named), quick or thorough.
 
     ``listen(event, payload)`` hears ``("plan", steps)``, ``("start", step)`` and
-    ``("done", (step, figures))``, for a progress display.
+    ``("done", (step, figures))``, for a progress display. A step that raises leaves no figure
+    and a line in the profile's ``failures``.
     """
     settings = Settings.preset(quick)
     steps = plan(device, settings, sections)
     if listen:
         listen("plan", steps)
     figures: list[Figure] = []
+    failures: list[str] = []
     for step in steps:
         if listen:
             listen("start", step)
-        found = step.run()
+        try:
+            found = step.run()
+        except Exception as exc:  # one failing probe is a note; the others still measure
+            found = []
+            failures.append(f"{step.section}: {step.label}: {type(exc).__name__}: {str(exc).strip()}")
         figures += found
         if listen:
             listen("done", (step, found))
@@ -74,4 +80,5 @@ def probe(
         peaks=peaks(device.info),
         figures=figures,
         versions=versions(),
+        failures=failures,
     )

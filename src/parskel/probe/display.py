@@ -86,3 +86,5 @@ def print_profile(console: Console, profile: Profile) -> None:
         console.print(part)
         if isinstance(part, Table):
             console.print()
+    for failure in profile.failures:
+        console.print(f"[red]failed:[/] {failure}")

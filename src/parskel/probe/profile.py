@@ -64,6 +64,7 @@ class Profile:
     peaks: dict[str, Peak]
     figures: list[Figure]
     versions: dict[str, str] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)  # steps that raised, with the error
 
     @property
     def key(self) -> str:
@@ -115,6 +116,7 @@ class Profile:
             "peaks": {k: p.as_dict() for k, p in self.peaks.items()},
             "measured_peaks": {k: self.measured_peak(k) for k in self.peaks},
             "figures": [f.as_dict() for f in self.figures],
+            "failures": self.failures,
         }
 
     @classmethod
@@ -129,6 +131,7 @@ class Profile:
             peaks={k: Peak(**p) for k, p in data["peaks"].items()},
             figures=[Figure.from_dict(f) for f in data["figures"]],
             versions=dict(data.get("versions", {})),
+            failures=list(data.get("failures", [])),
         )
 
 

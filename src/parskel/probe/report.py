@@ -207,6 +207,10 @@ def write_profile_page(profile: Profile, folder: str | Path) -> Path:
                 numeric={2, 3, 4},
             )
         )
+    if profile.failures:
+        body.append(
+            "<h2>Failures</h2><ul>" + "".join(f"<li class=bad>{escape(f)}</li>" for f in profile.failures) + "</ul>"
+        )
     rows = [[f.section, f.name, f.setting(), f.value, f.unit, f.seconds, profile.fraction(f)] for f in profile.figures]
     data = write_csv(out / f"{stem}.csv", ["section", "name", "setting", "value", "unit", "seconds", "of_peak"], rows)
     body.append(f'<p>Every figure: <a href="{data}">{data}</a>.</p>')
