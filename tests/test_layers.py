@@ -26,7 +26,7 @@ LAYERS = {
     "algorithms": {"runtime"},
     "skeletons": {"runtime", "containers"},
     # the profile probe writes is read by bench, never the other way round
-    "probe": {"runtime", "pages"},
+    "probe": {"runtime", "pages", "progress"},
 }
 
 
