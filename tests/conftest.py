@@ -45,6 +45,15 @@ def device(request: pytest.FixtureRequest) -> ps.Device:
     return request.param
 
 
+@pytest.fixture(autouse=True)
+def profiles_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Device profiles (``parskel probe``) are read and written in a folder of the test's own,
+    never the user's cache."""
+    folder = tmp_path_factory.mktemp("profiles")
+    monkeypatch.setenv("PARSKEL_PROFILES", str(folder))
+    return folder
+
+
 @pytest.fixture
 def rng():
     import numpy as np

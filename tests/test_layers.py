@@ -25,6 +25,8 @@ LAYERS = {
     "containers": {"runtime"},
     "algorithms": {"runtime"},
     "skeletons": {"runtime", "containers"},
+    # the profile probe writes is read by bench, never the other way round
+    "probe": {"runtime", "pages", "progress"},
 }
 
 

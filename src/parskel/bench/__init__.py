@@ -22,6 +22,7 @@ from ..runtime import Device
 from .harness import Result, Settings, default_settings, sweep
 from .progress import ProgressDisplay, print_summary
 from .report import write_report
+from .roofline import profiles_of
 from .store import Store
 from .summary import Row, summarize
 
@@ -61,7 +62,7 @@ def bench(
             results = sweep(devices, settings, notes, progress)
         store.add(run_id, results)
         store.finish(run_id, notes)
-        rows = summarize(results)
+        rows = summarize(results, profiles_of([d.info.as_dict() for d in devices]))
         page = write_report(store, folder / "report", [run_id]) if report else None
     print_summary(console, rows, results, notes)
     if page is not None:

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..probe.display import percent
+from ..progress import Bar
 from .harness import UNSTABLE, Result
 from .summary import Row, failures
 
@@ -23,39 +24,23 @@ def seconds(value: float | None) -> str:
     return f"{value * 1e9:.3g} ns"
 
 
+PEAK_COLUMN = "% of peak (e2e/kernel)"
+
+
 def ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g}x"
 
 
-class ProgressDisplay:
+class ProgressDisplay(Bar):
     """A listener for :func:`parskel.bench.harness.sweep` that draws one bar."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self._progress = Progress(
-            TextColumn("[bold]{task.description:<48}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        )
-        self._task: Any = None
-
-    def __enter__(self) -> ProgressDisplay:
-        self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
 
     def __call__(self, event: str, payload: Any) -> None:
         if event == "plan":
-            self._task = self._progress.add_task("planning", total=payload)
+            self.plan(payload)
         elif event == "start":
             case, subject, size = payload
             where = "" if subject.where == "host" else f" on {subject.where}"
-            self._progress.update(self._task, description=f"{case.family} {subject.name}{where} n={size}")
+            self.describe(f"{case.family} {subject.name}{where} n={size}")
         elif event == "done":
             result: Result = payload
             if result.status in ("wrong", "error"):
@@ -67,7 +52,7 @@ class ProgressDisplay:
                 shown = seconds(result.e2e) if result.status == "ok" else result.status
                 mark = " (unstable)" if result.unstable else ""
                 self.console.print(f"{result.family} {result.subject}{where} n={result.size}: {shown}{mark}")
-            self._progress.advance(self._task)
+            self.advance()
 
 
 def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Result], notes: Sequence[str]) -> None:
@@ -90,22 +75,24 @@ def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Resul
         )
     console.print(standings)
     table = Table(title="Best parskel variant at the largest size of each family")
-    for column in ("family", "device", "size", "best", "time", "figure", "vs CPU baseline", "best peer", "vs peer"):
-        table.add_column(column, justify="right" if column in ("size", "time", "figure") else "left")
+    peaks = any(row.of_peak is not None for row in rows)  # the device was probed
+    columns = ["family", "device", "size", "best", "time", "figure"]
+    columns += [PEAK_COLUMN] if peaks else []
+    for column in columns + ["vs CPU baseline", "best peer", "vs peer"]:
+        table.add_column(column, justify="right" if column in ("size", "time", "figure", PEAK_COLUMN) else "left")
     for row in largest_rows:
         figure = "-" if row.figure is None else f"{row.figure:.3g} {row.metric}"
-        table.add_row(
-            row.family,
-            row.device,
-            str(row.size),
-            row.best,
-            seconds(row.seconds),
-            figure,
-            f"{ratio(row.vs_baseline)} ({row.baseline or '-'})",
-            row.peer or "-",
-            ratio(row.vs_peer) + (" ~" if row.unstable else ""),
-        )
+        cells = [row.family, row.device, str(row.size), row.best, seconds(row.seconds), figure]
+        cells += [f"{percent(row.of_peak)} / {percent(row.kernel_of_peak)}"] if peaks else []
+        cells += [f"{ratio(row.vs_baseline)} ({row.baseline or '-'})", row.peer or "-"]
+        cells += [ratio(row.vs_peer) + (" ~" if row.unstable else "")]
+        table.add_row(*cells)
     console.print(table)
+    if peaks:
+        console.print(
+            "% of peak: of the device's best bandwidth (GB/s families, sort) or fp32 fma "
+            "throughput (matmul) measured by `parskel probe`"
+        )
     if any(row.unstable for row in largest_rows):
         console.print(
             "~ a figure of the row was unstable: its repetitions disagreed by more than "

@@ -8,21 +8,26 @@ chart per family compares the best variant of each run and device.
 
 from __future__ import annotations
 
-import csv
-import html
-import re
+import json
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only: the report must work without a display
 import matplotlib.pyplot as plt
 
+from ..pages import escape as _e
+from ..pages import save_chart as _save
+from ..pages import slug as _slug
+from ..pages import table as _table
+from ..pages import write_csv as _write_csv
+from ..pages import write_page
+from ..probe import Profile
+from ..probe.display import percent
+from ..probe.report import page_name
 from .cases import CASES
 from .harness import UNSTABLE, Result
-from .progress import ratio, seconds
+from .progress import PEAK_COLUMN, ratio, seconds
+from .roofline import profiles_of, roofline_chart
 from .store import Run, Store
 from .summary import Row, failures, fastest, speedup_over_baseline, summarize
 
@@ -36,10 +41,6 @@ _PHASES = (
 )
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
 def _label(r: Result) -> str:
     return r.subject if r.kind == "variant" else f"{r.subject} ({r.kind}, {r.where})"
 
@@ -50,12 +51,6 @@ def _series(results: Sequence[Result]) -> dict[str, list[Result]]:
         if r.status == "ok" and r.e2e:
             out.setdefault(_label(r), []).append(r)
     return out
-
-
-def _save(fig: plt.Figure, path: Path) -> str:
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path.name
 
 
 def time_chart(results: Sequence[Result], title: str, path: Path) -> str | None:
@@ -204,41 +199,12 @@ _SUMMARY_COLUMNS = [
     "default_seconds",
     "default_vs_peer",
     "unstable",
+    "of_peak",
+    "kernel_of_peak",
 ]
 
 
-def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path.name
-
-
 # the page ---------------------------------------------------------------------------------------
-
-_CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em; max-width: 80em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-img { max-width: 100%; display: block; margin: 0.5em 0 1.5em; }
-.bad { color: #b00; } .note { color: #865; }
-"""
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value))
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[object]], numeric: set[int] | None = None) -> str:
-    numeric = numeric or set()
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{_e(c)}</td>" for i, c in enumerate(row)) + "</tr>"
-        for row in rows
-    )
-    return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def _run_header(run: Run) -> str:
@@ -288,7 +254,8 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
     result_rows: list[list[object]] = []
     for run, results in loaded:
         body.append(_run_header(run))
-        rows = summarize(results)
+        profiles = profiles_of([json.loads(d["info"]) for d in run.devices])
+        rows = summarize(results, profiles)
         summary_rows += [[run.id] + [row.as_dict()[c] for c in _SUMMARY_COLUMNS[1:]] for row in rows]
         result_rows += [[run.id] + [getattr(r, c) for c in _RESULT_COLUMNS] for r in results]
         body.append("<h3>parskel's default against the best peer</h3>")
@@ -316,20 +283,11 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
                 f"{UNSTABLE:.0%} even when measured again, so the machine was busy; re-run before quoting it.</p>"
             )
         body.append("<h3>Best variant per size</h3>")
+        peak = [PEAK_COLUMN] if profiles else []
         body.append(
             _table(
-                [
-                    "family",
-                    "device",
-                    "size",
-                    "best variant",
-                    "time",
-                    "figure",
-                    "CPU baseline",
-                    "vs baseline",
-                    "best peer",
-                    "vs peer",
-                ],
+                ["family", "device", "size", "best variant", "time", "figure", *peak]
+                + ["CPU baseline", "vs baseline", "best peer", "vs peer"],
                 [
                     [
                         r.family,
@@ -338,6 +296,7 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
                         r.best,
                         seconds(r.seconds),
                         "-" if r.figure is None else f"{r.figure:.3g} {r.metric}",
+                        *([f"{percent(r.of_peak)} / {percent(r.kernel_of_peak)}"] if peak else []),
                         f"{r.baseline or '-'} {seconds(r.baseline_seconds)}",
                         ratio(r.vs_baseline),
                         f"{r.peer or '-'} {seconds(r.peer_seconds)}",
@@ -345,9 +304,10 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
                     ]
                     for r in rows
                 ],
-                numeric={2, 4, 5, 7, 9},
+                numeric={2, 4, 5, 6, 8, 10} if peak else {2, 4, 5, 7, 9},
             )
         )
+        body += [_roofline_section(folder, run, device, profile, results) for device, profile in profiles.items()]
         for family in dict.fromkeys(r.family for r in results):
             body.append(_family_section(folder, run, family, [r for r in results if r.family == family], results))
         if run.notes:
@@ -365,13 +325,7 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
         f'<p>Tables: <a href="{results_csv}">{results_csv}</a> (every measurement), '
         f'<a href="{summary_csv}">{summary_csv}</a> (best variant per size).</p>'
     )
-    page = folder / "index.html"
-    page.write_text(
-        "<!doctype html><html><head><meta charset=utf-8><title>parskel benchmarks</title>"
-        f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>",
-        encoding="utf-8",
-    )
-    return page
+    return write_page(folder / "index.html", "parskel benchmarks", body)
 
 
 def _family_section(folder: Path, run: Run, family: str, results: list[Result], everything: Sequence[Result]) -> str:
@@ -408,4 +362,30 @@ def _family_section(folder: Path, run: Run, family: str, results: list[Result], 
             + _e("; ".join(sorted({f"{r.subject} on {r.where}: {r.message}" for r in skipped})))
             + "</p>"
         )
+    return "".join(parts)
+
+
+def _roofline_section(folder: Path, run: Run, device: str, profile: Profile, results: Sequence[Result]) -> str:
+    """The roofline of a probed device with the best kernel time of each family and size."""
+    best: dict[tuple[str, int], float] = {}
+    for r in results:
+        if r.kind == "variant" and r.where == device and r.status == "ok" and r.kernel:
+            key = (r.family, r.size)
+            best[key] = min(best.get(key, r.kernel), r.kernel)
+    parts = [
+        f"<h3>Roofline of {_e(device)}</h3><p>Measured peaks from the profile of "
+        f"{_e(profile.device['name'])} measured {_e(profile.measured)} by <code>parskel probe</code>; "
+        "each point is a family's best kernel time at one size, at the operations per byte it must "
+        "at least move. Sort has no arithmetic to place it by; its % of peak is in the table.</p>"
+    ]
+    chart = roofline_chart(
+        [(family, size, t) for (family, size), t in best.items()],
+        profile,
+        f"run {run.id} on {device}: kernels against the roofline",
+        folder / f"run{run.id}-roofline-{_slug(device)}.png",
+    )
+    if chart:
+        parts.append(f'<img src="{chart}" alt="roofline of {_e(device)}">')
+    if (folder / page_name(profile)).exists():
+        parts.append(f'<p>The device\'s profile: <a href="{page_name(profile)}">{_e(page_name(profile))}</a>.</p>')
     return "".join(parts)

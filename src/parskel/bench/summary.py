@@ -4,15 +4,19 @@
 The CPU baseline of a size is the fastest compiled seed baseline measured there; the best peer
 is the fastest peer of the same run (NumPy, PyOpenCL, CuPy, PyTorch) on any device. A row whose
 figures include an unstable measurement (see :data:`parskel.bench.harness.UNSTABLE`) says so.
+Where the device has a profile (``parskel probe``), the best variant's figure is also a
+fraction of the device's measured peak, end to end and for its kernels alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..probe import Profile
 from .harness import Result
+from .roofline import of_peak
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,8 @@ class Row:
     default: str | None = None
     default_seconds: float | None = None
     unstable: bool = False
+    of_peak: float | None = None  # end to end, a fraction of the measured peak
+    kernel_of_peak: float | None = None  # the kernels alone
 
     @property
     def vs_baseline(self) -> float | None:
@@ -69,8 +75,9 @@ def speedup_over_baseline(result: Result, results: Sequence[Result]) -> float | 
     return (base.e2e or 0.0) / result.e2e
 
 
-def summarize(results: Sequence[Result]) -> list[Row]:
-    """One row per family, device and size at which some parskel variant succeeded."""
+def summarize(results: Sequence[Result], profiles: Mapping[str, Profile] | None = None) -> list[Row]:
+    """One row per family, device and size at which some parskel variant succeeded; with the
+    devices' ``profiles`` (by device id), the fractions of their measured peaks."""
     rows: list[Row] = []
     keys = dict.fromkeys((r.family, r.where, r.size) for r in results if r.kind == "variant")
     for family, device, size in keys:
@@ -81,6 +88,7 @@ def summarize(results: Sequence[Result]) -> list[Row]:
         base = fastest(r for r in here if r.kind == "baseline")
         peer = fastest(r for r in here if r.kind == "peer")
         default = fastest(r for r in here if r.kind == "variant" and r.where == device and r.default)
+        profile = (profiles or {}).get(device)
         rows.append(
             Row(
                 family=family,
@@ -97,6 +105,8 @@ def summarize(results: Sequence[Result]) -> list[Row]:
                 default=default.subject if default else None,
                 default_seconds=default.e2e if default else None,
                 unstable=any(r is not None and r.unstable for r in (best, base, peer, default)),
+                of_peak=of_peak(family, size, best.e2e, profile),
+                kernel_of_peak=of_peak(family, size, best.kernel, profile),
             )
         )
     return rows

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import ParskelError
-from . import bench, devices
+from . import bench, devices, probe
 from .common import UsageError
 
-COMMANDS = (devices, bench)
+COMMANDS = (devices, bench, probe)
 
 EPILOG = """examples:
   parskel devices                 every OpenCL (and CUDA) device, the default marked with *
@@ -27,6 +27,7 @@ EPILOG = """examples:
   PARSKEL_DEVICE=opencl:0:0 parskel info
   parskel bench                   quick sweep of every family on the default device, then the report
   parskel report                  the report of the latest stored run
+  parskel probe --quick           the default device's peaks, bandwidths and overheads (seed 003)
 """
 
 

@@ -7,7 +7,16 @@ import json
 import sys
 from pathlib import Path
 
-from .common import UsageError, chosen_devices, names, positive_int, seconds, size_option
+from .common import (
+    UsageError,
+    chosen_devices,
+    device_option,
+    names,
+    positive_int,
+    seconds,
+    size_option,
+    writable_folder,
+)
 
 BENCH_EPILOG = """examples:
   parskel bench                                   quick sweep of everything (a few minutes on a CPU)
@@ -28,18 +37,6 @@ REPORT_EPILOG = """examples:
   parskel report --out gpu-results --run 3 --run 4   two runs compared
   parskel report --all-runs                       every stored run
 """
-
-
-def _writable_folder(path: str) -> Path:
-    folder = Path(path)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".parskel-write-test"
-        probe.touch()
-        probe.unlink()
-    except OSError as exc:
-        raise UsageError(f"cannot write results to {folder}: {exc.strerror or exc}") from None
-    return folder
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -85,7 +82,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         peers=frozenset(peer_groups),
         budget=args.budget,
     )
-    folder = _writable_folder(args.out)
+    folder = writable_folder(args.out)
     devs = chosen_devices(names(args.device))
     command = " ".join(["parskel", *(sys.argv[1:] if args.argv is None else args.argv)])
     outcome = bench(
@@ -122,7 +119,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     with Store(database) as store:
         runs = [r.id for r in store.runs()] if args.all_runs else args.runs
         try:
-            page = write_report(store, _writable_folder(str(Path(args.out) / "report")), runs)
+            page = write_report(store, writable_folder(str(Path(args.out) / "report")), runs)
         except LookupError as exc:
             raise UsageError(str(exc).strip("'\"")) from None
     print(page)
@@ -142,11 +139,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "families", nargs="*", metavar="FAMILY", help="matmul, scan, sort, reduce, skeletons or all (default: all)"
     )
-    p.add_argument(
-        "--device",
-        action="append",
-        help="device id or name fragment; repeatable or a comma list; 'all' for every device",
-    )
+    device_option(p)
     p.add_argument("--sizes", action="append", type=size_option, metavar="SIZES", help="sizes, see below; repeatable")
     p.add_argument("--variants", action="append", help="only these parskel variants (comma list)")
     p.add_argument("--peers", help="peer groups: cpu,numpy,pyopencl,cupy,torch, all or none (default all)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..runtime import Device, devices
 from ..runtime.selection import device as select_device
@@ -93,6 +94,28 @@ def seconds(text: str) -> float:
 def names(values: list[str] | None) -> list[str]:
     """Names from repeated and comma-separated options, in order."""
     return [n.strip() for v in values or [] for n in v.split(",") if n.strip()]
+
+
+def writable_folder(path: str) -> Path:
+    """The folder ``path``, created if needed, after checking that a file can be written there."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        check = folder / ".parskel-write-test"
+        check.touch()
+        check.unlink()
+    except OSError as exc:
+        raise UsageError(f"cannot write results to {folder}: {exc.strerror or exc}") from None
+    return folder
+
+
+def device_option(parser: argparse.ArgumentParser) -> None:
+    """The ``--device`` option of commands that run on devices; read it with :func:`chosen_devices`."""
+    parser.add_argument(
+        "--device",
+        action="append",
+        help="device id or name fragment; repeatable or a comma list; 'all' for every device",
+    )
 
 
 def chosen_devices(specs: list[str]) -> list[Device]:

@@ -62,7 +62,7 @@ def _bad_choice() -> str:
 
 def _info_lines(info: DeviceInfo) -> list[tuple[str, str]]:
     widths = ", ".join(f"{k} {v}" for k, v in info.preferred_vector_widths.items())
-    return [
+    lines = [
         ("id", info.id),
         ("name", info.name),
         ("vendor", info.vendor),
@@ -72,8 +72,10 @@ def _info_lines(info: DeviceInfo) -> list[tuple[str, str]]:
         ("version", info.version),
         ("driver", info.driver_version),
         ("compute units", str(info.compute_units)),
+        ("compute capability", info.compute_capability),
         ("clock", f"{info.clock_mhz} MHz"),
         ("global memory", human_bytes(info.global_mem_bytes)),
+        ("memory bus", _memory_bus(info)),
         ("largest buffer", human_bytes(info.max_alloc_bytes)),
         ("local memory", human_bytes(info.local_mem_bytes)),
         ("max work-group", str(info.max_work_group_size)),
@@ -82,6 +84,13 @@ def _info_lines(info: DeviceInfo) -> list[tuple[str, str]]:
         ("fp64", "yes" if info.fp64 else "no"),
         ("extensions", " ".join(info.extensions)),
     ]
+    return [(key, value) for key, value in lines if value]
+
+
+def _memory_bus(info: DeviceInfo) -> str:
+    if not (info.memory_clock_mhz and info.memory_bus_bits):
+        return ""
+    return f"{info.memory_bus_bits} bits at {info.memory_clock_mhz} MHz"
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -90,7 +99,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(json.dumps(dev.info.as_dict(), indent=2))
         return 0
     for key, value in _info_lines(dev.info):
-        print(f"{key:>15}: {value}")
+        print(f"{key:>18}: {value}")
     return 0
 
 

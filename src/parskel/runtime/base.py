@@ -23,7 +23,12 @@ from .timing import Event, Recorder
 
 @dataclass(frozen=True)
 class DeviceInfo:
-    """Everything parskel knows about a device. Sizes in bytes, clock in MHz."""
+    """Everything parskel knows about a device. Sizes in bytes, clocks in MHz.
+
+    ``compute_capability`` ("9.0") is known for NVIDIA devices (CUDA, and OpenCL with
+    ``cl_nv_device_attribute_query``); the memory clock and bus width only where the backend
+    reports them (CUDA), 0 elsewhere. They are what theoretical peaks are derived from.
+    """
 
     id: str
     backend: str
@@ -44,6 +49,9 @@ class DeviceInfo:
     preferred_vector_widths: dict[str, int]
     fp64: bool
     extensions: tuple[str, ...] = field(default=())
+    compute_capability: str = ""
+    memory_clock_mhz: int = 0
+    memory_bus_bits: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -206,6 +214,17 @@ class Device(ABC):
     @abstractmethod
     def download_trimmed(self, buffer: Buffer, padded_shape: tuple[int, int], out: np.ndarray) -> Event:
         """Copy the top-left ``out.shape`` block of a 2D padded buffer into ``out`` (blocking)."""
+
+    def empty_pinned(self, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+        """An uninitialised host array in page-locked (pinned) memory, which the device copies
+        to and from without staging; use it with :meth:`upload` and :meth:`download`.
+
+        OpenCL maps a buffer allocated in host memory (``CL_MEM_ALLOC_HOST_PTR``), which is
+        how NVIDIA's OpenCL hands out pinned memory, and on a CPU device is simply mapped
+        memory; CUDA allocates pinned memory. The array keeps its allocation alive. A backend
+        without such memory raises :class:`BackendUnavailableError`.
+        """
+        raise BackendUnavailableError(f"{self.id} has no page-locked host memory")
 
     # device arrays ------------------------------------------------------------------------
     def wrap(self, array: Any) -> tuple[Buffer, Any]:

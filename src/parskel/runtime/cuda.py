@@ -40,6 +40,10 @@ _VECTOR_LITERAL = re.compile(r"\(\s*((?:u?(?:char|short|int|long)|float|double)(
 _MEMCPY_DEFAULT = 4  # cudaMemcpyDefault: the direction follows from the pointers (UVA)
 _LAUNCH_ERRORS = ("INVALID_VALUE", "LAUNCH_OUT_OF_RESOURCES", "INVALID_CONFIGURATION")
 _MEMORY_ERRORS = ("MEMORY_ALLOCATION", "OUT_OF_MEMORY", "OutOfMemory")
+# cudaDeviceAttr codes: CUDA 13 dropped the clocks from cudaDeviceProp, the attributes remain
+_ATTR_CLOCK_KHZ = 13
+_ATTR_MEMORY_CLOCK_KHZ = 36
+_ATTR_MEMORY_BUS_BITS = 37
 
 _cupy: Any = None
 _import_error = ""
@@ -269,6 +273,13 @@ class CUDADevice(Device):
             event.wait()
         return event
 
+    def empty_pinned(self, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+        dims = (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
+        with self.active("pinned host memory"):
+            import cupyx
+
+            return cupyx.empty_pinned(dims, dtype=dtype)
+
     # device arrays ------------------------------------------------------------------------
     def wrap(self, array: Any) -> tuple[Buffer, Any]:
         """A buffer over the memory of a device array (CuPy, PyTorch, anything with
@@ -399,7 +410,6 @@ def _describe(index: int, runtime: Any) -> DeviceInfo:
     version = runtime.runtimeGetVersion()
     driver = runtime.driverGetVersion()
     threads = int(props["maxThreadsPerBlock"])
-    clock = props.get("clockRate") or 0
     return DeviceInfo(
         id=f"cuda:{index}",
         backend="cuda",
@@ -411,7 +421,7 @@ def _describe(index: int, runtime: Any) -> DeviceInfo:
         version=f"compute capability {props['major']}.{props['minor']}",
         driver_version=f"{driver // 1000}.{driver % 1000 // 10}",
         compute_units=int(props["multiProcessorCount"]),
-        clock_mhz=int(clock) // 1000,
+        clock_mhz=_attribute(props, "clockRate", _ATTR_CLOCK_KHZ, runtime, index) // 1000,
         global_mem_bytes=int(props["totalGlobalMem"]),
         max_alloc_bytes=int(props["totalGlobalMem"]),
         local_mem_bytes=int(props["sharedMemPerBlock"]),
@@ -420,7 +430,22 @@ def _describe(index: int, runtime: Any) -> DeviceInfo:
         preferred_vector_widths={t: 1 for t in ("char", "short", "int", "long", "float", "double", "half")},
         fp64=True,
         extensions=(),
+        compute_capability=f"{props['major']}.{props['minor']}",
+        memory_clock_mhz=_attribute(props, "memoryClockRate", _ATTR_MEMORY_CLOCK_KHZ, runtime, index) // 1000,
+        memory_bus_bits=_attribute(props, "memoryBusWidth", _ATTR_MEMORY_BUS_BITS, runtime, index),
     )
+
+
+def _attribute(props: dict[str, Any], name: str, code: int, runtime: Any, index: int) -> int:
+    """A device property, from the attribute query where the runtime's properties lack it; 0
+    where neither has it."""
+    value = props.get(name)
+    if not value:
+        try:
+            value = runtime.deviceGetAttribute(code, index)
+        except Exception:  # an attribute this runtime does not know
+            value = 0
+    return int(value or 0)
 
 
 def _pointer(buffer: Buffer) -> int:

@@ -117,6 +117,18 @@ class OpenCLDevice(Device):
             handle = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(nbytes, 1))
         return Buffer(self, nbytes, handle)
 
+    def empty_pinned(self, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+        dims = (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
+        nbytes = int(np.prod(dims, dtype=np.int64)) * np.dtype(dtype).itemsize
+        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR
+        with _translated(self, "pinned host memory"):
+            buffer = cl.Buffer(self.context, flags, size=max(nbytes, 1))
+            # the array's base is the mapping, which holds the buffer: both live as long as it
+            array, _ = cl.enqueue_map_buffer(
+                self.queue, buffer, cl.map_flags.READ | cl.map_flags.WRITE, 0, dims, dtype, is_blocking=True
+            )
+        return array
+
     def _event(self, kind: EventKind, label: str, event: Any) -> Event:
         return self._track(OpenCLEvent(kind, label, event))
 
@@ -370,6 +382,10 @@ def _describe(device_id: str, platform: Any, dev: Any) -> DeviceInfo:
         except (cl.Error, AttributeError):
             widths[name] = 0
     extensions = tuple(sorted(dev.extensions.split()))
+    capability = ""
+    if "cl_nv_device_attribute_query" in extensions:
+        with contextlib.suppress(cl.Error, AttributeError):
+            capability = f"{int(dev.compute_capability_major_nv)}.{int(dev.compute_capability_minor_nv)}"
     return DeviceInfo(
         id=device_id,
         backend="opencl",
@@ -390,6 +406,7 @@ def _describe(device_id: str, platform: Any, dev: Any) -> DeviceInfo:
         preferred_vector_widths=widths,
         fp64=bool(dev.double_fp_config) or "cl_khr_fp64" in extensions,
         extensions=extensions,
+        compute_capability=capability,
     )
 
 
