@@ -7,6 +7,7 @@ NVIDIA: ``~/.nv/ComputeCache``), PyOpenCL's binary cache otherwise.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import re
 import warnings
@@ -94,7 +95,7 @@ class OpenCLDevice(Device):
         self._programs: dict[tuple[str, tuple[str, ...]], OpenCLProgram] = {}
         self._shared: bool | None = None
         # host arrays that enqueued commands work in, kept alive until those commands are done
-        self._held: list[tuple[Any, list[np.ndarray]]] = []
+        self._held: collections.deque[tuple[Any, list[np.ndarray]]] = collections.deque()
 
     @property
     def queue(self) -> Any:
@@ -302,7 +303,9 @@ class OpenCLDevice(Device):
         """Keep the host arrays of host-memory buffers alive while ``event``'s command may use
         them: the caller may drop its last reference to a container as soon as it has enqueued."""
         done = cl.command_execution_status.COMPLETE
-        self._held = [(ev, arrays) for ev, arrays in self._held if ev.command_execution_status != done]
+        # the queue is in order: commands complete in the order they were held
+        while self._held and self._held[0][0].command_execution_status == done:
+            self._held.popleft()
         arrays = [a.host for a in args if isinstance(a, Buffer) and a.host is not None]
         if arrays:
             self._held.append((event, arrays))
