@@ -270,6 +270,7 @@ def add_enqueue(name: str, enqueue: Enqueue) -> None:
     """Make a variant registered by another module (``single_pass``) usable by :func:`scan_buffer`."""
     _ENQUEUE[name] = enqueue
 
+
 _WG = Param("WG", 256, (64, 128, 256, 512, 1024), "work-group size (work-items)")
 _FITS_GROUP = Requirement(
     "work-group size WG <= the device's maximum",

@@ -82,7 +82,9 @@ register(
             PROGRESS,
         ),
         requires=(
-            Requirement("work-group size WG <= the device's maximum", lambda dev, p: p["WG"] <= dev.info.max_work_group_size),
+            Requirement(
+                "work-group size WG <= the device's maximum", lambda dev, p: p["WG"] <= dev.info.max_work_group_size
+            ),
         ),
     )
 )

@@ -1,0 +1,137 @@
+"""Onesweep: an LSD radix sort of 8-bit digits in one launch per digit (beside seed 000's sorts).
+
+One histogram launch counts the digits of all four passes; each pass then ranks tiles of keys
+stably in local memory and finds each tile's output offsets by a decoupled look-back over the
+tiles before it (``kernels/sort/onesweep.cl``), so the keys are read and written once per pass.
+uint32, int32 and float32 keys (the order of :mod:`parskel.algorithms.keys`, encoded as the
+first pass reads them and decoded as the last writes them), with or without 4-byte values,
+stably, of any length. Device arrays (CuPy, PyTorch) are read in place and the result is written
+straight into a new device array. Devices without forward progress between work-groups get the
+decoupled fallback (:mod:`parskel.algorithms.device_traits`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..runtime import Buffer, Device
+from .device_traits import PROGRESS, build_with_warp_ops, lookback_defines
+from .keys import KEY_KINDS, check_keys
+from .registry import Param, Requirement, Variant, register
+
+RADIX = 256
+PASSES = 4
+#: Status words pack a 2-bit flag with a 30-bit count; from this many keys on they are 64-bit.
+WIDE_FROM = 1 << 30
+#: Work-groups of the histogram launch per compute unit: enough to fill the device, few enough
+#: that their global atomics stay cheap.
+HISTOGRAM_GROUPS_PER_UNIT = 2
+
+Result = Any  # an array, or a (keys, values) pair of arrays
+
+
+def _local_bytes(work_group: int, keys_per_item: int) -> int:
+    """Local memory of a pass with values, for the largest layout (one counter row per 32 lanes)."""
+    tile = work_group * keys_per_item
+    scratch = work_group + work_group // 4 + 34
+    return 4 * ((work_group // 32) * RADIX + 2 * tile + 3 * RADIX + scratch + 3) + 2 * tile
+
+
+def _staged(device: Device, array: Any) -> tuple[Buffer, bool]:
+    """A buffer holding ``array``: its own memory for a device array (read only), else an upload
+    (which the sort may overwrite). The flag says whether the buffer is the caller's."""
+    if isinstance(array, np.ndarray):
+        return device.to_device(array), False
+    return device.wrap(array)[0], True
+
+
+def _onesweep(
+    device: Device,
+    keys: Any,
+    values: Any,
+    *,
+    work_group: int,
+    keys_per_item: int,
+    progress: int,
+) -> Result:
+    check_keys(keys)
+    n = keys.size
+    if n == 0:
+        return keys.copy() if values is None else (keys.copy(), values.copy())
+    tile = work_group * keys_per_item
+    tiles = -(-n // tile)
+    wide = n >= WIDE_FROM
+    defines = {
+        "WG": work_group,
+        "ITEMS": keys_per_item,
+        "KEY_KIND": KEY_KINDS[np.dtype(keys.dtype)],
+        "WITH_VALUES": int(values is not None),
+        "WIDE": int(wide),
+        "LANES": work_group if device.type == "cpu" else 32,
+        **lookback_defines(device, progress),
+    }
+    program = build_with_warp_ops(device, "sort/onesweep.cl", defines)
+    histogram, sweep = program.kernel("onesweep_histogram"), program.kernel("onesweep_pass")
+
+    on_host = isinstance(keys, np.ndarray)
+    arrays = [keys] if values is None else [keys, values]
+    chains: list[list[Buffer]] = []
+    outputs: list[Any] = []
+    for array in arrays:
+        source, borrowed = _staged(device, array)
+        spare = device.alloc(n * 4)
+        if on_host:
+            final = source if not borrowed else device.alloc(n * 4)
+        else:
+            out = np.empty_like(array)  # a new device array of the caller's kind
+            outputs.append(out)
+            final = device.wrap(out)[0]
+        chains.append([source, spare, final, spare, final])
+
+    meta = device.alloc((PASSES * RADIX + PASSES) * 4)
+    device.fill(meta, np.uint32(0))
+    status = device.alloc(PASSES * tiles * RADIX * (8 if wide else 4))
+    device.fill(status, np.uint32(0))
+    groups = min(tiles, HISTOGRAM_GROUPS_PER_UNIT * device.info.compute_units)
+    chunk = -(-n // groups)
+    device.launch(histogram, groups * work_group, work_group, chains[0][0], meta, np.uint32(n), np.uint32(chunk))
+    for p in range(PASSES):
+        moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
+        device.launch(sweep, tiles * work_group, work_group, *moved, meta, status, np.uint32(n), np.uint32(p))
+
+    if not on_host:
+        return outputs[0] if values is None else (outputs[0], outputs[1])
+    results = []
+    for array, chain in zip(arrays, chains):
+        host = np.empty_like(array)
+        device.download(chain[-1], host)
+        results.append(host)
+    return results[0] if values is None else (results[0], results[1])
+
+
+register(
+    Variant(
+        family="sort",
+        name="onesweep",
+        seed="beyond 000 §5.2",
+        summary="LSD radix sort, 8-bit digits, one launch per digit: stable tile ranking, decoupled look-back",
+        run=_onesweep,
+        params=(
+            Param("work_group", 256, (256, 512), "work-items per work-group (one per digit and more)"),
+            Param("keys_per_item", 15, (4, 8, 12, 15, 16, 20), "keys per work-item"),
+            PROGRESS,
+        ),
+        requires=(
+            Requirement(
+                "work_group <= the device's largest work-group",
+                lambda dev, p: p["work_group"] <= dev.info.max_work_group_size,
+            ),
+            Requirement(
+                "local memory for a tile of keys and values",
+                lambda dev, p: _local_bytes(p["work_group"], p["keys_per_item"]) <= dev.info.local_mem_bytes,
+            ),
+        ),
+    )
+)
