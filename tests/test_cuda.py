@@ -54,6 +54,13 @@ KERNELS += [("sort/bitonic.cl", {}), ("sort/bitonic_fused.cl", {})]
 KERNELS += [("sort/local_bitonic.cl", {"KEY_KIND": k, "WITH_VALUES": v}) for k in (0, 2) for v in (0, 1)]
 for _f in ("radix", "radix_local", "radix_local_vec"):
     KERNELS += [(f"sort/{_f}.cl", {"KEYS_PER_ITEM": 32, "WITH_VALUES": v, "WG": 256}) for v in (0, 1)]
+for _t, _items, _vec in (("uint", 16, 4), ("ulong", 8, 2), ("float", 3, 1), ("double", 8, 2)):
+    for _fallback in (0, 1):
+        _defines = {"T": _t, "WG": 256, "ITEMS": _items, "VEC": _vec, "INCLUSIVE": 1, "FALLBACK": _fallback}
+        KERNELS.append(("scan/single_pass.cl", _defines))
+for _v, _wide, _fallback in ((0, 0, 0), (1, 0, 1), (1, 1, 0)):
+    _defines = {"WG": 256, "ITEMS": 15, "KEY_KIND": 2, "WITH_VALUES": _v, "WIDE": _wide, "FALLBACK": _fallback}
+    KERNELS.append(("sort/onesweep.cl", _defines))
 KERNELS += [("basics/mappings.cl", {}), ("basics/saxpy.cl", {"T": "float"}), ("basics/vector_add.cl", {"T": "double"})]
 
 

@@ -78,7 +78,7 @@ register(
         run=host_run(_NAME, f"Scan ``x`` with {_NAME}: {_SUMMARY}."),
         params=(
             Param("WG", 256, (64, 128, 256, 512, 1024), "work-group size (work-items)"),
-            Param("ITEMS", 0, (0, 1, 2, 4, 8, 16, 32), "elements per work-item (0: 64 bytes' worth)"),
+            Param("ITEMS", 0, (0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32), "elements per work-item (0: 64 bytes' worth)"),
             PROGRESS,
         ),
         requires=(

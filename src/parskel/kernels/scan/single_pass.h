@@ -205,10 +205,19 @@ PS_INLINE SP_T sp_look_back(uint tile, __global const SP_T *in, uint n, volatile
             SP_T mine = sp_fold(in, (uint)j * SP_TILE + lid * ITEMS, n, identity SP_EXTRA_ARGS);
             SP_T aggregate;
             ps_group_exclusive_scan(mine, identity, scratch, &aggregate SP_EXTRA_ARGS);
-            acc = SP_OP(aggregate, acc);
-            if (j == 0) /* the first tile's aggregate is its prefix */
-                return acc;
-            --j;
+            /* An in-place scan overwrites a tile's input once the tile has published: if tile j
+             * published meanwhile, what was read may be output, so use what it published. */
+            if (lid == 0) {
+                mem_fence(CLK_GLOBAL_MEM_FENCE);
+                ctl[0] = flags[j] == SP_EMPTY;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (ctl[0]) {
+                acc = SP_OP(aggregate, acc);
+                if (j == 0) /* the first tile's aggregate is its prefix */
+                    return acc;
+                --j;
+            }
         }
 #endif
         barrier(CLK_LOCAL_MEM_FENCE);
