@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import parskel as ps
-from parskel.algorithms import device_traits, onesweep
-
+from parskel.algorithms import onesweep
+from parskel.runtime import traits
 from test_scan import assert_scan, sample, skip_without_fp64
 from test_sort import DISTRIBUTIONS, extreme_keys, random_keys
 
@@ -24,7 +24,7 @@ MODES = [0, 1, 2]
 @pytest.fixture(params=["polls", "no_polls"])
 def spins(request, monkeypatch):
     if request.param == "no_polls":
-        monkeypatch.setattr(device_traits, "SPINS", 0)
+        monkeypatch.setattr(traits, "SPINS", 0)
     return request.param
 
 

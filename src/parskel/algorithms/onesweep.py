@@ -7,7 +7,7 @@ uint32, int32 and float32 keys (the order of :mod:`parskel.algorithms.keys`, enc
 first pass reads them and decoded as the last writes them), with or without 4-byte values,
 stably, of any length. Device arrays (CuPy, PyTorch) are read in place and the result is written
 straight into a new device array. Devices without forward progress between work-groups get the
-decoupled fallback (:mod:`parskel.algorithms.device_traits`).
+decoupled fallback (:mod:`parskel.runtime.traits`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from ..runtime import Buffer, Device
-from .device_traits import PROGRESS, build_with_warp_ops, lookback_defines
+from ..runtime.traits import lookback_defines, with_warp_ops
 from .keys import KEY_KINDS, check_keys
 from .registry import Param, Requirement, Variant, register
+from .single_pass import PROGRESS
 
 RADIX = 256
 PASSES = 4
@@ -72,7 +73,7 @@ def _onesweep(
         "LANES": work_group if device.type == "cpu" else 32,
         **lookback_defines(device, progress),
     }
-    program = build_with_warp_ops(device, "sort/onesweep.cl", defines)
+    program = with_warp_ops(device, lambda warp: device.program("sort/onesweep.cl", {**defines, **warp}))
     histogram, sweep = program.kernel("onesweep_histogram"), program.kernel("onesweep_pass")
 
     on_host = isinstance(keys, np.ndarray)

@@ -5,7 +5,7 @@ vectors where the buffers allow), publishes the tile's sum, and looks back over 
 predecessors' published sums for its offset: the input is read once and the output written once,
 in one launch (see ``kernels/scan/single_pass.h``). On devices without forward progress
 between work-groups the look-back uses the decoupled fallback (see
-:mod:`parskel.algorithms.device_traits`). Sums follow the rules of :mod:`parskel.algorithms.scans`.
+:mod:`parskel.runtime.traits`). Sums follow the rules of :mod:`parskel.algorithms.scans`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime import Buffer, Device, c_type
-from .device_traits import PROGRESS, aligned, build_with_warp_ops, lookback_defines
+from ..runtime.traits import aligned, lookback_defines, with_warp_ops
 from .registry import Param, Requirement, Variant, register
 from .scans import add_enqueue, host_run
 
 #: bytes of input per work-item when ITEMS is left to the dtype (0)
 ITEM_BYTES = 64
+
+PROGRESS = Param(
+    "progress",
+    0,
+    (0, 1, 2),
+    "look-back waits: 0 by device, 1 poll until published (needs forward progress), 2 decoupled fallback",
+)
 
 
 def items_for(dtype: np.dtype, items: int) -> int:
@@ -58,7 +65,8 @@ def enqueue(
         "INCLUSIVE": int(inclusive),
         **lookback_defines(device, progress),
     }
-    kernel = build_with_warp_ops(device, "scan/single_pass.cl", defines).kernel("single_pass_scan")
+    program = with_warp_ops(device, lambda warp: device.program("scan/single_pass.cl", {**defines, **warp}))
+    kernel = program.kernel("single_pass_scan")
     state = device.alloc((tiles + 1) * 4)
     device.fill(state, np.uint32(0))
     values = device.alloc(2 * tiles * kt.itemsize)

@@ -18,8 +18,9 @@
  *   ps_match_any(x)      bit k set when lane k holds the same x
  *   ps_shfl(x, k)        lane k's x (uint)
  *   ps_shfl_up(x, d)     lane (lane - d)'s x; a lane below d gets its own x back
+ *   ps_shfl_down(x, d)   lane (lane + d)'s x; a lane from 32 - d on gets its own x back
  *   ps_lanes_below()     bits of the lanes below this one
- *   PS_SHFL_UP_ANY(T, out, x, d) and PS_SHFL_ANY(T, out, x, k): the same for any type T
+ *   PS_SHFL_ANY(T, out, x, k), PS_SHFL_UP_ANY and PS_SHFL_DOWN_ANY: the same for any type T
  *                        (structs included), moved 32 bits at a time. */
 #ifndef PARSKEL_COMMON_SUBGROUP_H
 #define PARSKEL_COMMON_SUBGROUP_H
@@ -77,6 +78,12 @@ PS_INLINE uint ps_shfl_up(uint x, uint d)
     asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, -1;" : "=r"(r) : "r"(x), "r"(d));
     return r;
 }
+PS_INLINE uint ps_shfl_down(uint x, uint d)
+{
+    uint r;
+    asm volatile("shfl.sync.down.b32 %0, %1, %2, 31, -1;" : "=r"(r) : "r"(x), "r"(d));
+    return r;
+}
 
 #elif defined(PS_CUDA)
 
@@ -86,6 +93,7 @@ PS_INLINE uint ps_ballot(int p) { return __ballot_sync(0xffffffffu, p); }
 PS_INLINE uint ps_match_any(uint x) { return __match_any_sync(0xffffffffu, x); }
 PS_INLINE uint ps_shfl(uint x, uint k) { return __shfl_sync(0xffffffffu, x, k); }
 PS_INLINE uint ps_shfl_up(uint x, uint d) { return __shfl_up_sync(0xffffffffu, x, d); }
+PS_INLINE uint ps_shfl_down(uint x, uint d) { return __shfl_down_sync(0xffffffffu, x, d); }
 
 #endif
 
@@ -103,6 +111,7 @@ PS_INLINE uint ps_lanes_below(void) { return (1u << ps_lane()) - 1u; }
     } while (0)
 #define PS_SHFL_ANY(T, out, x, k) PS_SHFL_ANY_BY(ps_shfl, T, out, x, k)
 #define PS_SHFL_UP_ANY(T, out, x, d) PS_SHFL_ANY_BY(ps_shfl_up, T, out, x, d)
+#define PS_SHFL_DOWN_ANY(T, out, x, d) PS_SHFL_ANY_BY(ps_shfl_down, T, out, x, d)
 #endif
 
 #endif

@@ -26,6 +26,7 @@
 
 #include "common/parskel.h"
 #include "common/subgroup.h"
+#include "common/coherent.h"
 
 #define PS_GROUP_T SP_T
 #define PS_GROUP_OP(a, b) SP_OP(a, b)
@@ -68,20 +69,6 @@
 #define SP_SPLIT(v, x, k) x[k] = v.s0; x[k + 1] = v.s1;
 #define SP_JOIN(x, k) PS_VEC(SP_VT, x[k], x[k + 1])
 #endif
-
-/* Another group's published value, read around the caches that are not coherent between
- * groups (CUDA's L1): through volatile words, which any type can be read as. */
-#define SP_READ_PUBLISHED(out, p)                                                            \
-    do {                                                                                  \
-        union { SP_T value; uint word[PS_WORDS(SP_T)]; uchar byte[sizeof(SP_T)]; } sp_u;   \
-        if (sizeof(SP_T) % 4 == 0)                                                        \
-            for (uint sp_k = 0; sp_k < sizeof(SP_T) / 4; ++sp_k)                          \
-                sp_u.word[sp_k] = ((volatile __global const uint *)(p))[sp_k];            \
-        else                                                                              \
-            for (uint sp_k = 0; sp_k < sizeof(SP_T); ++sp_k)                              \
-                sp_u.byte[sp_k] = ((volatile __global const uchar *)(p))[sp_k];           \
-        (out) = sp_u.value;                                                               \
-    } while (0)
 
 /* The ITEMS elements from `first`; those at or past n read as the identity. */
 PS_INLINE void sp_load(__global const SP_T *in, uint first, uint n, SP_T identity, SP_T *x)
@@ -160,9 +147,9 @@ PS_INLINE SP_T sp_look_back(uint tile, __global const SP_T *in, uint n, volatile
                 f = flags[idx];
                 mem_fence(CLK_GLOBAL_MEM_FENCE);
                 if (f == SP_PREFIX)
-                    SP_READ_PUBLISHED(v, values + tiles + idx);
+                    PS_READ_COHERENT(SP_T, v, values + tiles + idx);
                 else if (f == SP_AGGREGATE)
-                    SP_READ_PUBLISHED(v, values + idx);
+                    PS_READ_COHERENT(SP_T, v, values + idx);
             }
             wf[lid] = f;
             wv[lid] = v;

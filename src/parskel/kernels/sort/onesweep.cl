@@ -14,7 +14,7 @@
  * digit; elsewhere one work-item per LANES-wide slice walks its keys in order and counts.
  *
  * Forward progress: FALLBACK 0 polls a predecessor until it publishes; FALLBACK 1 (devices that
- * do not guarantee it, see algorithms/device_traits.py) is the decoupled fallback: after SPINS
+ * do not guarantee it, see runtime/traits.py) is the decoupled fallback: after SPINS
  * polls the group counts the silent predecessor's keys itself, so no group waits on another.
  *
  * Keys are encoded (keys.h) as the first pass reads them and decoded as the last writes them.
