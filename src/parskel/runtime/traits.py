@@ -10,7 +10,8 @@
   (``PS_PTX``, see ``kernels/common/subgroup.h``); other devices use local memory.
 - Alignment: vector loads need buffers aligned to the vector; a device array borrowed from CuPy
   or PyTorch may start anywhere (a slice), and is then read element by element.
-- Occupancy: how many work-groups to launch so that every compute unit is busy.
+- Occupancy: how many work-groups to launch so that every compute unit is busy, and how a
+  grid-stride loop is laid out.
 """
 
 from __future__ import annotations
@@ -70,3 +71,14 @@ def groups_per_unit(device: Device, group: int) -> int:
     if device.type == "cpu":
         return CPU_GROUPS_PER_UNIT
     return max(1, RESIDENT_ITEMS // group)
+
+
+def grid_stride_groups(device: Device, n: int, group: int) -> int:
+    """Work-groups for a grid-stride loop over ``n`` elements: enough to fill a GPU, whose
+    work-items then take several elements each; one element per work-item on a CPU, where
+    PoCL runs each work-item's whole loop before the next one's, so strides would cost the
+    locality and the vectorisation across work-items."""
+    groups = -(-n // group)
+    if device.type == "cpu":
+        return groups
+    return min(groups, device.info.compute_units * groups_per_unit(device, group))
