@@ -40,12 +40,58 @@ def _local_bytes(work_group: int, keys_per_item: int) -> int:
     return 4 * ((work_group // 32) * RADIX + 2 * tile + 3 * RADIX + scratch + 3) + 2 * tile
 
 
-def _staged(device: Device, array: Any) -> tuple[Buffer, bool]:
-    """A buffer holding ``array``: its own memory for a device array (read only), else an upload
-    (which the sort may overwrite). The flag says whether the buffer is the caller's."""
-    if isinstance(array, np.ndarray):
-        return device.to_device(array), False
-    return device.wrap(array)[0], True
+def sort_buffers(
+    device: Device,
+    keys: Buffer,
+    out_keys: Buffer,
+    n: int,
+    key_dtype: Any,
+    values: Buffer | None = None,
+    out_values: Buffer | None = None,
+    *,
+    work_group: int = 256,
+    keys_per_item: int = 15,
+    progress: int = 0,
+) -> None:
+    """Enqueue the sort of ``n`` keys of ``key_dtype`` (uint32, int32, float32) from ``keys``
+    into ``out_keys``, and of their ``values`` into ``out_values``; does not wait.
+
+    The inputs are left as they were unless an output is the same buffer (an in-place sort).
+    The caller checks sizes and dtypes (:func:`parskel.algorithms.keys.check_keys`).
+    """
+    if n == 0:
+        return
+    tile = work_group * keys_per_item
+    tiles = -(-n // tile)
+    wide = n >= WIDE_FROM
+    defines = {
+        "WG": work_group,
+        "ITEMS": keys_per_item,
+        "KEY_KIND": KEY_KINDS[np.dtype(key_dtype)],
+        "WITH_VALUES": int(values is not None),
+        "WIDE": int(wide),
+        "LANES": work_group if device.type == "cpu" else 32,
+        **lookback_defines(device, progress),
+    }
+    program = with_warp_ops(device, lambda warp: device.program("sort/onesweep.cl", {**defines, **warp}))
+    histogram, sweep = program.kernel("onesweep_histogram"), program.kernel("onesweep_pass")
+    # pass p reads chain[p] and writes chain[p + 1]: the last pass lands in the output
+    pairs = [(keys, out_keys)] if values is None else [(keys, out_keys), (values, out_values)]
+    chains = []
+    for source, target in pairs:
+        assert target is not None
+        spare = device.alloc(n * 4)
+        chains.append([source, spare, target, spare, target])
+    meta = device.alloc((PASSES * RADIX + PASSES) * 4)
+    device.fill(meta, np.uint32(0))
+    status = device.alloc(PASSES * tiles * RADIX * (8 if wide else 4))
+    device.fill(status, np.uint32(0))
+    groups = min(tiles, HISTOGRAM_GROUPS_PER_UNIT * device.info.compute_units)
+    chunk = -(-n // groups)
+    device.launch(histogram, groups * work_group, work_group, keys, meta, np.uint32(n), np.uint32(chunk))
+    for p in range(PASSES):
+        moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
+        device.launch(sweep, tiles * work_group, work_group, *moved, meta, status, np.uint32(n), np.uint32(p))
 
 
 def _onesweep(
@@ -57,58 +103,42 @@ def _onesweep(
     keys_per_item: int,
     progress: int,
 ) -> Result:
+    """Host arrays are uploaded and sorted in place on the device; device arrays are read where
+    they are and sorted into new device arrays."""
     check_keys(keys)
     n = keys.size
     if n == 0:
         return keys.copy() if values is None else (keys.copy(), values.copy())
-    tile = work_group * keys_per_item
-    tiles = -(-n // tile)
-    wide = n >= WIDE_FROM
-    defines = {
-        "WG": work_group,
-        "ITEMS": keys_per_item,
-        "KEY_KIND": KEY_KINDS[np.dtype(keys.dtype)],
-        "WITH_VALUES": int(values is not None),
-        "WIDE": int(wide),
-        "LANES": work_group if device.type == "cpu" else 32,
-        **lookback_defines(device, progress),
-    }
-    program = with_warp_ops(device, lambda warp: device.program("sort/onesweep.cl", {**defines, **warp}))
-    histogram, sweep = program.kernel("onesweep_histogram"), program.kernel("onesweep_pass")
-
-    on_host = isinstance(keys, np.ndarray)
     arrays = [keys] if values is None else [keys, values]
-    chains: list[list[Buffer]] = []
-    outputs: list[Any] = []
+    on_host = isinstance(keys, np.ndarray)
+    sources, targets, results = [], [], []
     for array in arrays:
-        source, borrowed = _staged(device, array)
-        spare = device.alloc(n * 4)
         if on_host:
-            final = source if not borrowed else device.alloc(n * 4)
+            buffer = device.to_device(array)
+            sources.append(buffer)
+            targets.append(buffer)
         else:
             out = np.empty_like(array)  # a new device array of the caller's kind
-            outputs.append(out)
-            final = device.wrap(out)[0]
-        chains.append([source, spare, final, spare, final])
-
-    meta = device.alloc((PASSES * RADIX + PASSES) * 4)
-    device.fill(meta, np.uint32(0))
-    status = device.alloc(PASSES * tiles * RADIX * (8 if wide else 4))
-    device.fill(status, np.uint32(0))
-    groups = min(tiles, HISTOGRAM_GROUPS_PER_UNIT * device.info.compute_units)
-    chunk = -(-n // groups)
-    device.launch(histogram, groups * work_group, work_group, chains[0][0], meta, np.uint32(n), np.uint32(chunk))
-    for p in range(PASSES):
-        moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
-        device.launch(sweep, tiles * work_group, work_group, *moved, meta, status, np.uint32(n), np.uint32(p))
-
-    if not on_host:
-        return outputs[0] if values is None else (outputs[0], outputs[1])
-    results = []
-    for array, chain in zip(arrays, chains):
-        host = np.empty_like(array)
-        device.download(chain[-1], host)
-        results.append(host)
+            results.append(out)
+            sources.append(device.wrap(array)[0])
+            targets.append(device.wrap(out)[0])
+    moved = (sources[1], targets[1]) if values is not None else (None, None)
+    sort_buffers(
+        device,
+        sources[0],
+        targets[0],
+        n,
+        keys.dtype,
+        *moved,
+        work_group=work_group,
+        keys_per_item=keys_per_item,
+        progress=progress,
+    )
+    if on_host:
+        for array, buffer in zip(arrays, targets):
+            host = np.empty_like(array)
+            device.download(buffer, host)
+            results.append(host)
     return results[0] if values is None else (results[0], results[1])
 
 

@@ -57,7 +57,7 @@ def enqueue(
     items = items_for(kt, ITEMS)
     tile = WG * items
     tiles = -(-n // tile)
-    defines = {
+    defines: dict[str, int | str] = {
         "T": c_type(kt, device),
         "WG": WG,
         "ITEMS": items,

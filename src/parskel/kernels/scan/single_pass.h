@@ -187,24 +187,26 @@ PS_INLINE SP_T sp_look_back(uint tile, __global const SP_T *in, uint n, volatile
         if (action == SP_DONE)
             return acc;
 #if FALLBACK
-        if (action == SP_REDUCE) {
-            /* tile j is whole (only the last tile is partial, and it has no successor) */
-            SP_T mine = sp_fold(in, (uint)j * SP_TILE + lid * ITEMS, n, identity SP_EXTRA_ARGS);
-            SP_T aggregate;
-            ps_group_exclusive_scan(mine, identity, scratch, &aggregate SP_EXTRA_ARGS);
-            /* An in-place scan overwrites a tile's input once the tile has published: if tile j
-             * published meanwhile, what was read may be output, so use what it published. */
-            if (lid == 0) {
-                mem_fence(CLK_GLOBAL_MEM_FENCE);
-                ctl[0] = flags[j] == SP_EMPTY;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (ctl[0]) {
-                acc = SP_OP(aggregate, acc);
-                if (j == 0) /* the first tile's aggregate is its prefix */
-                    return acc;
-                --j;
-            }
+        /* Tile j has stayed silent: reduce its input here (it is whole: only the last tile is
+         * partial). Every work-item passes the barriers, whatever the action (PoCL needs them
+         * outside conditions). An in-place scan overwrites a tile's input once the tile has
+         * published: if tile j published meanwhile, what was read may be output, so the
+         * published value is used instead. */
+        SP_T mine = identity;
+        if (action == SP_REDUCE)
+            mine = sp_fold(in, (uint)j * SP_TILE + lid * ITEMS, n, identity SP_EXTRA_ARGS);
+        SP_T aggregate;
+        ps_group_exclusive_scan(mine, identity, scratch, &aggregate SP_EXTRA_ARGS);
+        if (lid == 0 && action == SP_REDUCE) {
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            ctl[3] = flags[j] == SP_EMPTY;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (action == SP_REDUCE && ctl[3]) {
+            acc = SP_OP(aggregate, acc);
+            if (j == 0) /* the first tile's aggregate is its prefix */
+                return acc;
+            --j;
         }
 #endif
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -270,7 +272,7 @@ PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __globa
     __local SP_T sp_scratch[PS_GROUP_SCRATCH];     \
     __local SP_T sp_wv[SP_WINDOW + 1];             \
     __local uint sp_wf[SP_WINDOW];                 \
-    __local int sp_ctl[3];
+    __local int sp_ctl[4];
 #define SP_LOCAL_ARGS sp_scratch, sp_wv, sp_wf, sp_ctl
 
 #endif

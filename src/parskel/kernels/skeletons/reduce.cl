@@ -5,7 +5,7 @@
  * lanes in order by shuffles, and lane 0 folds the spans in order. Without warp operations a
  * warp is one work-item, which walks its chunk alone. The work-group then combines its warps in
  * order and publishes its partial; the last group to finish (an atomic counter, reset for the
- * next launch) combines the partials in order into ps_out[0].
+ * next launch) combines the partials in order into ps_out[0], with one warp.
  *
  * Glue: PS_T (result type), PS_IN_T (input type; PS_IN_VT its VEC-wide vector), PS_MAP(x, i)
  * (element x at index i, mapped for MapReduce), PS_OP(a, b), PS_MAP_EXTRA_PARAMS/_ARGS and
@@ -102,20 +102,29 @@ void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS
         last_s = atomic_inc(ps_counter) == groups - 1;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (!last_s)
-        return;
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    uint per = (groups + PS_WG - 1) / PS_WG;
-    uint lo = PS_MIN(lid * per, groups), hi = PS_MIN(lo + per, groups);
-    PS_T part = identity;
-    for (uint i = lo; i < hi; ++i) {
-        PS_T p;
-        PS_READ_COHERENT(PS_T, p, ps_partials + i);
-        part = PS_OP(part, p);
-    }
-    ps_group_exclusive_scan(part, identity, scratch, &total PS_OP_EXTRA_ARGS);
-    if (lid == 0) {
-        ps_out[0] = total;
-        *ps_counter = 0;
+    /* the last group combines the partials with its first warp (or work-item), without
+     * barriers: those are kept out of conditions */
+    if (last_s && lid < R_LANES) {
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        uint per = (groups + R_LANES - 1) / R_LANES;
+        uint lo = PS_MIN(lid * per, groups), hi = PS_MIN(lo + per, groups);
+        PS_T x = identity;
+        for (uint i = lo; i < hi; ++i) {
+            PS_T p;
+            PS_READ_COHERENT(PS_T, p, ps_partials + i);
+            x = PS_OP(x, p);
+        }
+#if R_LANES > 1
+        for (uint d = 1; d < R_LANES; d <<= 1) {
+            PS_T other;
+            PS_SHFL_DOWN_ANY(PS_T, other, x, d);
+            if ((lane & (2 * d - 1)) == 0)
+                x = PS_OP(x, other);
+        }
+#endif
+        if (lid == 0) {
+            ps_out[0] = x;
+            *ps_counter = 0;
+        }
     }
 }

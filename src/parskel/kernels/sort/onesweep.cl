@@ -231,19 +231,20 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
                 fb_flags[0] = 1;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (fb_flags[0]) {
-            /* tile j (whole: only the last tile is partial) has not published: count its keys */
-            if (lid < RADIX)
-                fb_counts[lid] = 0;
-            barrier(CLK_LOCAL_MEM_FENCE);
+        /* tile j (whole: only the last tile is partial) has not published every digit: count its
+         * keys. The barriers stay outside the condition, which every work-item reads alike. */
+        uint silent = fb_flags[0];
+        if (lid < RADIX)
+            fb_counts[lid] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (silent)
             for (uint p = lid; p < TILE; p += WG) {
                 uint k = keys[j * TILE + p];
                 atomic_inc(&fb_counts[DIGIT(first ? encode_key(k) : k, shift)]);
             }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (waiting && !ST_FLAG(s))
-                s = ST_MAKE(j == 0 ? ST_PREFIX : ST_AGGREGATE, fb_counts[d]);
-        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (waiting && !ST_FLAG(s))
+            s = ST_MAKE(j == 0 ? ST_PREFIX : ST_AGGREGATE, fb_counts[d]);
         if (waiting) {
             before += ST_COUNT(s);
             if (ST_FLAG(s) == ST_PREFIX)
