@@ -154,6 +154,7 @@ register(
             Param("keys_per_item", 15, (4, 8, 12, 15, 16, 20), "keys per work-item"),
             PROGRESS,
         ),
+        tags=frozenset({"stable"}),
         requires=(
             Requirement(
                 "work_group <= the device's largest work-group",

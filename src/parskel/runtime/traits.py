@@ -60,8 +60,11 @@ def with_warp_ops(device: Device, build: Callable[[dict[str, int]], Program]) ->
 
 
 def aligned(buffer: Buffer, nbytes: int) -> bool:
-    """Whether ``buffer`` starts at a multiple of ``nbytes`` (buffers parskel allocates do;
-    OpenCL buffers are always aligned to the device's base address alignment)."""
+    """Whether ``buffer`` starts at a multiple of ``nbytes``: a host array's memory (a CPU
+    device's buffer) or a CUDA pointer may start anywhere; buffers an OpenCL device allocates
+    are aligned to its base address alignment."""
+    if buffer.host is not None:
+        return int(buffer.host.ctypes.data) % nbytes == 0
     pointer: Any = getattr(buffer.handle, "ptr", 0)
     return int(pointer) % nbytes == 0
 

@@ -88,9 +88,7 @@ class Elementwise(Skeleton):
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
         cols = shape_like.shape[1] if matrix else 1
         groups = grid_stride_groups(dev, n, plan.group)
-        dev.launch(
-            plan.kernel, groups * plan.group, plan.group, *head, np.uint32(n), np.uint32(max(cols, 1)), *args
-        )
+        dev.launch(plan.kernel, groups * plan.group, plan.group, *head, np.uint32(n), np.uint32(max(cols, 1)), *args)
         if result is not None:
             result.mark_device_written()
         mark_written(written)
