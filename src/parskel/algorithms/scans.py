@@ -155,10 +155,11 @@ def host_run(name: str, doc: str) -> Callable[..., np.ndarray]:
         if x.size:
             if isinstance(x, np.ndarray):
                 src, dst = device.host_buffer(x), device.host_buffer(out, upload=False)
-            else:  # a CUDA array: copied on the device, scanned in place
-                src = dst = device.to_device(x)
-            _ENQUEUE[name](device, src, dst, x.size, kt, inclusive, **values)
-            device.download(dst, out)
+                _ENQUEUE[name](device, src, dst, x.size, kt, inclusive, **values)
+                device.download(dst, out)
+            else:  # a CUDA array, read where it is and scanned into the new one: no copies
+                src, dst = device.wrap(x)[0], device.wrap(out)[0]
+                _ENQUEUE[name](device, src, dst, x.size, kt, inclusive, **values)
         return out
 
     run.__doc__ = doc
