@@ -54,6 +54,15 @@ KERNELS += [("sort/bitonic.cl", {}), ("sort/bitonic_fused.cl", {})]
 KERNELS += [("sort/local_bitonic.cl", {"KEY_KIND": k, "WITH_VALUES": v}) for k in (0, 2) for v in (0, 1)]
 for _f in ("radix", "radix_local", "radix_local_vec"):
     KERNELS += [(f"sort/{_f}.cl", {"KEYS_PER_ITEM": 32, "WITH_VALUES": v, "WG": 256}) for v in (0, 1)]
+for _t, _items, _vec in (("uint", 16, 4), ("ulong", 8, 2), ("float", 3, 1), ("double", 8, 2)):
+    for _fallback in (0, 1):
+        _defines = {"T": _t, "WG": 256, "ITEMS": _items, "VEC": _vec, "INCLUSIVE": 1, "FALLBACK": _fallback}
+        KERNELS.append(("scan/single_pass.cl", _defines))
+for _v, _wide, _fallback in ((0, 0, 0), (1, 0, 1), (1, 1, 0)):
+    _defines = {"WG": 256, "ITEMS": 15, "KEY_KIND": 2, "WITH_VALUES": _v, "WIDE": _wide, "FALLBACK": _fallback}
+    KERNELS.append(("sort/onesweep.cl", _defines))
+for _t, _vw in (("float", 1), ("float", 4), ("float", 8), ("double", 2)):
+    KERNELS.append(("matmul/xgemm.cl", {"T": _t, "MWG": 128, "NWG": 128, "KWG": 16, "VW": _vw, "MIN_GROUPS": 2}))
 KERNELS += [("basics/mappings.cl", {}), ("basics/saxpy.cl", {"T": "float"}), ("basics/vector_add.cl", {"T": "double"})]
 
 
@@ -273,3 +282,27 @@ def test_parskel_device_environment_selects_cuda(cuda, monkeypatch) -> None:
 def test_host_arrays_are_not_device_arrays() -> None:
     assert not is_device_array(np.zeros(3))
     assert not is_device_array([1, 2, 3])
+
+
+def test_single_pass_variants_read_device_arrays_in_place(cuda, rng) -> None:
+    """onesweep, single_pass and xgemm read CuPy arrays where they are (sliced ones too, which
+    are not aligned for vector loads) and write new arrays, leaving the inputs untouched."""
+    cupy = _cupy()
+    keys = rng.standard_normal(70_001).astype(np.float32)
+    values = np.arange(keys.size, dtype=np.int32)
+    kd, vd = cupy.asarray(keys), cupy.asarray(values)
+    k, v = _device_only(cuda, lambda: ps.sort(kd, vd, variant="onesweep"))
+    order = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(k.get(), keys[order])
+    np.testing.assert_array_equal(v.get(), values[order])
+    np.testing.assert_array_equal(kd.get(), keys)
+    whole = rng.integers(-100, 100, 100_001).astype(np.int32)
+    sliced = cupy.asarray(whole)[1:]  # 4 bytes past an aligned start
+    for x, host in ((cupy.asarray(whole), whole), (sliced, whole[1:])):
+        got = _device_only(cuda, lambda x=x: ps.scan(x, inclusive=True, variant="single_pass"))
+        np.testing.assert_array_equal(got.get(), np.cumsum(host, dtype=np.int32))
+        np.testing.assert_array_equal(x.get(), host)
+    a = rng.standard_normal((256, 128)).astype(np.float32)
+    b = rng.standard_normal((128, 384)).astype(np.float32)
+    c = _device_only(cuda, lambda: ps.matmul(cupy.asarray(a), cupy.asarray(b), variant="xgemm"))
+    np.testing.assert_allclose(c.get(), a @ b, rtol=1e-4, atol=1e-4)

@@ -107,6 +107,29 @@ def test_blocks_tiles_other_shapes(device, rng, params):
     _run(device, rng, "blocks_tiles", (37, 45, 29), np.float32, **params)
 
 
+XGEMM_CONFIGS = [
+    {"MWG": 32, "NWG": 64, "KWG": 8, "MDIMC": 8, "NDIMC": 16, "VW": 1},
+    {"MWG": 64, "NWG": 64, "KWG": 4, "MDIMC": 16, "NDIMC": 8, "VW": 2},
+    {"MWG": 128, "NWG": 128, "KWG": 16, "MDIMC": 16, "NDIMC": 16, "VW": 8},
+    {"MWG": 64, "NWG": 128, "KWG": 32, "MDIMC": 8, "NDIMC": 16, "VW": 4},
+]
+
+
+@pytest.mark.parametrize("params", XGEMM_CONFIGS, ids=lambda p: "-".join(map(str, p.values())))
+def test_xgemm_configurations(device, rng, params):
+    variant = ps.algorithms.get("matmul", "xgemm")
+    if variant.unmet(device, params):
+        pytest.skip(f"{device.id} cannot run xgemm with {params}: {variant.unmet(device, params)}")
+    for shape in [(37, 45, 29), (params["MWG"] * 2, params["KWG"] * 3, params["NWG"])]:
+        _run(device, rng, "xgemm", shape, np.float32, **params)
+
+
+def test_xgemm_refuses_tiles_that_do_not_divide(device):
+    a = np.ones((4, 4), np.float32)
+    with pytest.raises(VariantError, match="divide"):
+        ps.matmul(a, a, variant="xgemm", device=device, MWG=64, MDIMC=32, VW=4)
+
+
 @pytest.mark.parametrize("tile", [4, 8])
 def test_tiles_other_sizes(device, rng, tile):
     _run(device, rng, "tiles", (21, 19, 23), np.float32, TILE=tile)

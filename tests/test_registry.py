@@ -18,7 +18,7 @@ def _described(base: ps.Device, **changes: object) -> SimpleNamespace:
     return SimpleNamespace(info=info, id=info.id, type=info.type)
 
 
-def test_every_family_lists_its_seed_variants():
+def test_every_family_lists_its_seed_variants_first():
     names = {family: [v.name for v in registry.variants(family)] for family in ("matmul", "scan", "sort")}
     # the seed's variants first, in its order; variants beyond the seed follow them
     assert names["matmul"][:4] == ["naive", "tiles", "blocks", "blocks_tiles"]

@@ -1,8 +1,5 @@
-"""Imports every family module, so that importing this registers every variant."""
+"""Imports every family module, so that importing this registers every variant: the seed's
+variants first, in the seed's order, then those that go beyond it."""
 
-from . import (
-    basics,  # noqa: F401
-    matmuls,  # noqa: F401
-    scans,  # noqa: F401
-    sorts,  # noqa: F401
-)
+from . import basics, matmuls, scans, sorts  # noqa: F401, I001
+from . import onesweep, single_pass, xgemm  # noqa: F401

@@ -143,7 +143,7 @@ def _checked(x: Any) -> Any:
     return x
 
 
-def _host_run(name: str, doc: str) -> Callable[..., np.ndarray]:
+def host_run(name: str, doc: str) -> Callable[..., np.ndarray]:
     """A variant's host-level ``run``: upload, scan on the device, download (on a device that
     shares host memory, the scan reads ``x`` and writes the result array in place: no copies)."""
 
@@ -155,10 +155,11 @@ def _host_run(name: str, doc: str) -> Callable[..., np.ndarray]:
         if x.size:
             if isinstance(x, np.ndarray):
                 src, dst = device.host_buffer(x), device.host_buffer(out, upload=False)
-            else:  # a CUDA array: copied on the device, scanned in place
-                src = dst = device.to_device(x)
-            _ENQUEUE[name](device, src, dst, x.size, kt, inclusive, **values)
-            device.download(dst, out)
+                _ENQUEUE[name](device, src, dst, x.size, kt, inclusive, **values)
+                device.download(dst, out)
+            else:  # a CUDA array, read where it is and scanned into the new one: no copies
+                src, dst = device.wrap(x)[0], device.wrap(out)[0]
+                _ENQUEUE[name](device, src, dst, x.size, kt, inclusive, **values)
         return out
 
     run.__doc__ = doc
@@ -265,6 +266,12 @@ _ENQUEUE: dict[str, Enqueue] = {
     "vector_blocks": _block_scan("vector_blocks.cl", "scan_blocks_vec", VECTOR),
 }
 
+
+def add_enqueue(name: str, enqueue: Enqueue) -> None:
+    """Make a variant registered by another module (``single_pass``) usable by :func:`scan_buffer`."""
+    _ENQUEUE[name] = enqueue
+
+
 _WG = Param("WG", 256, (64, 128, 256, 512, 1024), "work-group size (work-items)")
 _FITS_GROUP = Requirement(
     "work-group size WG <= the device's maximum",
@@ -305,7 +312,7 @@ for _name, (_seed, _requires, _summary) in _SUMMARIES.items():
             name=_name,
             seed=_seed,
             summary=_summary,
-            run=_host_run(_name, f"Scan ``x`` with {_name}: {_summary}."),
+            run=host_run(_name, f"Scan ``x`` with {_name}: {_summary}."),
             params=(_WG,),
             requires=_requires,
         )

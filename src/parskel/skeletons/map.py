@@ -10,7 +10,8 @@ import numpy as np
 
 from ..containers.base import Container
 from ..errors import ShapeError
-from ..runtime import Device, Kernel, round_to_multiple
+from ..runtime import Device, Kernel
+from ..runtime.traits import grid_stride_groups
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
 from .program import build, check_size, group_size
@@ -27,7 +28,8 @@ class _Plan:
 
 
 class Elementwise(Skeleton):
-    """One work-item per output element; ``inputs`` element parameters come first."""
+    """Elements in a grid-stride loop over work-groups that fill the device; ``inputs``
+    element parameters come first."""
 
     def __init__(self, source: str, inputs: int) -> None:
         super().__init__()
@@ -47,12 +49,14 @@ class Elementwise(Skeleton):
             element_c_type(self._out_dtype, dev)
         out_t = fn.return_type
         indices = ["ps_i"] if len(fn.index_positions) < 2 else ["ps_row", "ps_col"]
+        element = fn.call([f"ps_in{k}[ps_i]" for k in range(len(in_types))], indices, "ps_x")
         glue = [
             "#define PS_INPUT_PARAMS " + "".join(f"__global const {t} *ps_in{k}, " for k, t in enumerate(in_types)),
             "#define PS_OUT_PARAM " + ("" if self._void else f"__global {out_t} *ps_out,"),
-            "#define PS_STORE(v) " + ("(void)(v)" if self._void else "ps_out[ps_i] = (v)"),
-            "#define PS_EXTRA_PARAMS" + fn.extra_params("ps_x"),
-            "#define PS_ELEMENT " + fn.call([f"ps_in{k}[ps_i]" for k in range(len(in_types))], indices, "ps_x"),
+            f"#define PS_OUT_T {out_t}",
+            f"#define PS_VOID {int(self._void)}",
+            "#define PS_EXTRA_PARAMS " + fn.extra_params("ps_x"),
+            f"#define PS_ELEMENT_AT(ps_i, ps_row, ps_col) {element}",
         ]
         used = list(dtypes) + ([] if self._out_dtype is None else [self._out_dtype])
         program = build(dev, self.name, TEMPLATE, [fn], used, "\n".join(glue) + "\n")
@@ -83,15 +87,8 @@ class Elementwise(Skeleton):
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
         cols = shape_like.shape[1] if matrix else 1
-        dev.launch(
-            plan.kernel,
-            round_to_multiple(n, plan.group),
-            plan.group,
-            *head,
-            np.uint32(n),
-            np.uint32(max(cols, 1)),
-            *args,
-        )
+        groups = grid_stride_groups(dev, n, plan.group)
+        dev.launch(plan.kernel, groups * plan.group, plan.group, *head, np.uint32(n), np.uint32(max(cols, 1)), *args)
         if result is not None:
             result.mark_device_written()
         mark_written(written)

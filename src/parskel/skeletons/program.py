@@ -12,6 +12,7 @@ from ..containers.structs import struct_definitions, structs_named_in
 from ..errors import BuildError, ShapeError
 from ..runtime import Device, Program, Source, round_down_to_power_of_two
 from ..runtime.sources import read_kernel_file
+from ..runtime.traits import with_warp_ops
 from .userfn import INDEX_TYPE, UserFunction
 
 
@@ -74,3 +75,11 @@ def build_grouped(
         if fits >= size or size == 1:
             return program, size
         size = round_down_to_power_of_two(fits)
+
+
+def build_warped(device: Device, build_glued: Callable[[str], Program], glue: str) -> Program:
+    """``build_glued(glue)`` with warp operations where the device has them (see
+    :func:`parskel.runtime.traits.with_warp_ops`), defined in front of ``glue``."""
+    return with_warp_ops(
+        device, lambda defines: build_glued("".join(f"#define {k} {v}\n" for k, v in defines.items()) + glue)
+    )

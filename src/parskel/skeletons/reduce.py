@@ -1,5 +1,6 @@
 """Reduce: a_0 (+) a_1 (+) ... with an associative operator and its neutral element
-(seed 004, section 2.4.1), over any number of elements in as many passes as needed.
+(seed 004, section 2.4.1), over any number of elements in one launch: warps fold contiguous
+chunks, and the last work-group to finish combines the groups' partials.
 Kernel template: ``kernels/skeletons/reduce.cl`` (shared with MapReduce)."""
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ import numpy as np
 from ..containers.base import Container
 from ..errors import ShapeError, UserFunctionError
 from ..runtime import Buffer, Device, Kernel
+from ..runtime.traits import aligned, groups_per_unit
 from .arguments import bind_extras, check_container, mark_written
 from .base import Skeleton
 from .identity import identity_buffer, identity_glue
-from .program import build, build_grouped, check_size
+from .program import build, build_grouped, build_warped, check_size
 from .userfn import UserFunction, dtype_of
 
 TEMPLATE = "skeletons/reduce.cl"
@@ -37,15 +39,30 @@ def operator(source: str, skeleton: str, role: str = "reduce") -> tuple[UserFunc
 
 @dataclass(frozen=True)
 class _Plan:
-    first: Kernel
-    partials: Kernel
+    kernel: Kernel
     group: int
+    groups: int  # the most work-groups a launch uses
     identity: Buffer
+    partials: Buffer  # one value per work-group
+    counter: Buffer  # zero between launches (the last group resets it)
     result: Buffer  # one element, reused for results that go to the host at once
 
 
+def extra_args(fn: UserFunction, prefix: str) -> str:
+    """The extra arguments of ``fn`` as a call passes them on: ``, <prefix>0, <prefix>1``."""
+    return "".join(f", {prefix}{k}" for k in range(len(fn.extras)))
+
+
+def load_shape(dtype: np.dtype, aligned_16: bool) -> tuple[int, int]:
+    """Elements per work-item per step (64 bytes' worth, at most 16) and the width of the
+    vectors they are read as (16 bytes for scalars of 4 and 8 bytes on aligned buffers)."""
+    items = max(1, min(16, 64 // dtype.itemsize))
+    vec = 16 // dtype.itemsize if dtype.names is None and dtype.itemsize in (4, 8) and aligned_16 else 1
+    return items, vec
+
+
 class Reduction(Skeleton):
-    """Multi-pass reduction of a (possibly mapped) input; Reduce and MapReduce configure it."""
+    """One-pass reduction of a (possibly mapped) input; Reduce and MapReduce configure it."""
 
     def __init__(self, op_source: str, identity: Any, mapper: UserFunction | None = None) -> None:
         super().__init__()
@@ -58,15 +75,14 @@ class Reduction(Skeleton):
     def _functions(self) -> list[UserFunction]:
         return [self.mapper, self.op] if self.mapper else [self.op]
 
-    def _build(self, dev: Device, a: Container) -> _Plan:
+    def _build(self, dev: Device, a: Container, vec_ok: bool) -> _Plan:
         op = self.op
         t = op.return_type
         if self.mapper is None:
-            op_in = a.c_type
             if a.c_type != t:
                 raise ShapeError(f"{self.name}: the operator works on {t!r}, the input holds {a.c_type!r}")
-            load = "ps_in[i]"
-            map_params = ""
+            mapped = "(x)"
+            map_params = map_args = ""
         else:
             m = self.mapper
             m.check_indices(2 if a.ndim == 2 else 1)
@@ -75,37 +91,51 @@ class Reduction(Skeleton):
                 raise ShapeError(
                     f"{self.name}: the map function returns {m.return_type!r}, the reduce operator works on {t!r}"
                 )
-            op_in = a.c_type
             indices = ["(i)"] if len(m.index_positions) < 2 else ["(i) / ps_cols", "(i) % ps_cols"]
-            load = m.call(["ps_in[i]"], indices, "ps_m")
-            map_params = m.extra_params("ps_m")
+            mapped = m.call(["(x)"], indices, "ps_m")
+            map_params, map_args = m.extra_params("ps_m"), extra_args(m, "ps_m")
+        items, vec = load_shape(a.dtype, vec_ok)
         glue = (
-            f"#define PS_T {t}\n#define PS_IN_T {op_in}\n"
-            f"#define PS_LOAD(i) {load}\n"
+            f"#define PS_T {t}\n#define PS_IN_T {a.c_type}\n#define PS_IN_VT {a.c_type}{vec}\n"
+            f"#define PS_MAP(x, i) {mapped}\n"
             f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
-            f"#define PS_MAP_EXTRA_PARAMS{map_params}\n"
-            f"#define PS_OP_EXTRA_PARAMS{op.extra_params('ps_x')}\n" + identity_glue(self.identity)
+            f"#define PS_MAP_EXTRA_PARAMS {map_params}\n#define PS_MAP_EXTRA_ARGS {map_args}\n"
+            f"#define PS_OP_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define PS_OP_EXTRA_ARGS {extra_args(op, 'ps_x')}\n"
+            f"#define ITEMS {items}\n#define VEC {vec}\n" + identity_glue(self.identity)
         )
         program, group = build_grouped(
             dev,
-            lambda L: build(
-                dev, self.name, TEMPLATE, self._functions(), [a.dtype, self.dtype], glue + f"#define PS_WG {L}\n"
+            lambda L: build_warped(
+                dev,
+                lambda g: build(dev, self.name, TEMPLATE, self._functions(), [a.dtype, self.dtype], g),
+                glue + f"#define PS_WG {L}\n",
             ),
-            ("ps_reduce_first", "ps_reduce_partials"),
+            ("ps_reduce",),
         )
-        first, partials = program.kernel("ps_reduce_first"), program.kernel("ps_reduce_partials")
         ident = identity_buffer(self.identity, self.dtype, dev, program, f"{self.name} identity")
-        return _Plan(first, partials, group, ident, dev.alloc(self.dtype.itemsize))
+        groups = max(1, dev.info.compute_units * groups_per_unit(dev, group))
+        counter = dev.alloc(4)
+        dev.fill(counter, np.uint32(0))
+        return _Plan(
+            program.kernel("ps_reduce"),
+            group,
+            groups,
+            ident,
+            dev.alloc(groups * self.dtype.itemsize),
+            counter,
+            dev.alloc(self.dtype.itemsize),
+        )
 
     def _reduce(self, a: Any, extra: tuple[Any, ...], out: Container | None) -> Any:
         (a,) = self._inputs([a], ["the input"])
         dev = a.device
-        plan = self._plan((dev, a.dtype, a.ndim), lambda: self._build(dev, a))
+        src = a.to_device()
+        vec_ok = aligned(src, 16)
+        plan = self._plan((dev, a.dtype, a.ndim, vec_ok), lambda: self._build(dev, a, vec_ok))
         n = a.size
         check_size(n, self.name)
         if self.mapper is None:
             args, written = bind_extras(self.op, extra, dev)
-            op_args = args
         else:
             k = len(self.mapper.extras)
             margs, mwritten = bind_extras(self.mapper, extra[:k], dev)
@@ -120,36 +150,26 @@ class Reduction(Skeleton):
             if out is a:
                 raise ShapeError(f"{self.name}: out must not be the input")
         target = out.output_buffer() if out is not None else plan.result
-        item = self.dtype.itemsize
-        L = plan.group
         if n == 0:
-            dev.copy(target, plan.identity, item)
+            dev.copy(target, plan.identity, self.dtype.itemsize)
         else:
-            groups = min(-(-n // L), L * 4)
-            chunk = -(-n // groups)
-            groups = -(-n // chunk)
-            dst = target if groups == 1 else dev.alloc(groups * item)
+            L = plan.group
+            per_group = L * load_shape(a.dtype, vec_ok)[0]
+            groups = min(-(-n // per_group), plan.groups)
+            cols = a.shape[-1] if a.ndim == 2 else 1
             dev.launch(
-                plan.first,
+                plan.kernel,
                 groups * L,
                 L,
-                a.to_device(),
-                dst,
+                src,
+                target,
+                plan.partials,
+                plan.counter,
                 plan.identity,
                 np.uint32(n),
-                np.uint32(chunk),
-                np.uint32(a.shape[-1] if a.ndim == 2 else 1),
+                np.uint32(cols),
                 *args,
             )
-            while groups > 1:
-                src, count = dst, groups
-                groups = min(-(-count // L), L)
-                chunk = -(-count // groups)
-                groups = -(-count // chunk)
-                dst = target if groups == 1 else dev.alloc(groups * item)
-                dev.launch(
-                    plan.partials, groups * L, L, src, dst, plan.identity, np.uint32(count), np.uint32(chunk), *op_args
-                )
         mark_written(written)
         if out is not None:
             out.mark_device_written()

@@ -1,5 +1,5 @@
 """Scan: prefix combinations, inclusive or exclusive, with the total (seed 004, section 2.4.1).
-Any size, in as many levels as needed; kernel template ``kernels/skeletons/scan.cl``."""
+Any size, in one launch; kernel template ``kernels/skeletons/scan.cl``."""
 
 from __future__ import annotations
 
@@ -10,22 +10,22 @@ import numpy as np
 
 from ..containers.base import Container
 from ..errors import ShapeError, boolean
-from ..runtime import Buffer, Device, Kernel, round_to_multiple
+from ..runtime import Buffer, Device, Kernel
+from ..runtime.traits import aligned, lookback_defines
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
 from .identity import identity_buffer, identity_glue
-from .program import build, build_grouped, check_size
-from .reduce import operator
+from .program import build, build_grouped, build_warped, check_size
+from .reduce import extra_args, load_shape, operator
 
 TEMPLATE = "skeletons/scan.cl"
-PER_ITEM = 4
 
 
 @dataclass(frozen=True)
 class _Plan:
-    blocks: Kernel
-    add: Kernel
+    kernel: Kernel
     group: int
+    items: int
     identity: Buffer
 
 
@@ -34,7 +34,8 @@ class Scan(Skeleton):
 
     Element i of the result combines elements 0..i-1 (exclusive) or 0..i (inclusive) in index
     order, so ``op`` must be associative but need not be commutative. ``total`` is the
-    combination of all elements, a NumPy scalar (or record).
+    combination of all elements, a NumPy scalar (or record). One launch: each work-group scans
+    a tile and finds its offset by a decoupled look-back (``kernels/scan/single_pass.h``).
 
     >>> prefix = ps.Scan("int add(int a, int b) { return a + b; }", identity=0)
     >>> positions, count = prefix(ps.Vector(np.array([1, 0, 1, 1], np.int32)))
@@ -50,29 +51,32 @@ class Scan(Skeleton):
         self.identity = identity
         self.inclusive = boolean(inclusive, "Scan: inclusive")
 
-    def _build(self, dev: Device) -> _Plan:
+    def _build(self, dev: Device, vec_ok: bool) -> _Plan:
         op = self.op
+        items, vec = load_shape(self.dtype, vec_ok)
         glue = (
-            f"#define PS_T {op.return_type}\n"
+            f"#define PS_T {op.return_type}\n#define PS_VT {op.return_type}{vec}\n"
             f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
-            f"#define PS_EXTRA_PARAMS{op.extra_params('ps_x')}\n"
-            f"#define PS_PER_ITEM {PER_ITEM}\n" + identity_glue(self.identity)
+            f"#define PS_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define PS_EXTRA_ARGS {extra_args(op, 'ps_x')}\n"
+            f"#define ITEMS {items}\n#define VEC {vec}\n#define INCLUSIVE {int(self.inclusive)}\n"
+            + "".join(f"#define {k} {v}\n" for k, v in lookback_defines(dev).items())
+            + identity_glue(self.identity)
         )
         program, group = build_grouped(
             dev,
-            lambda L: build(dev, self.name, TEMPLATE, [op], [self.dtype], glue + f"#define PS_WG {L}\n"),
-            ("ps_scan_blocks", "ps_scan_add"),
+            lambda L: build_warped(
+                dev, lambda g: build(dev, self.name, TEMPLATE, [op], [self.dtype], g), glue + f"#define PS_WG {L}\n"
+            ),
+            ("ps_scan",),
         )
-        blocks, add = program.kernel("ps_scan_blocks"), program.kernel("ps_scan_add")
         ident = identity_buffer(self.identity, self.dtype, dev, program, "Scan identity")
-        return _Plan(blocks, add, group, ident)
+        return _Plan(program.kernel("ps_scan"), group, items, ident)
 
     def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> tuple[Container, Any]:
         (a,) = self._inputs([a], ["the input"])
         if a.c_type != self.op.return_type:
             raise ShapeError(f"Scan: the operator works on {self.op.return_type!r}, the input holds {a.c_type!r}")
         dev = a.device
-        plan = self._plan(dev, lambda: self._build(dev))
         check_size(a.size, self.name)
         args, written = bind_extras(self.op, extra, dev)
         if any(a is w for w in written):
@@ -80,28 +84,35 @@ class Scan(Skeleton):
         result = self._output(out, a, a.shape, self.dtype, [a], may_alias=True)
         src = a.to_device()
         dst = result.writable_buffer() if out is not None else result.output_buffer()
-        total = self._scan(dev, plan, src, dst, a.size, self.inclusive, args)
+        vec_ok = aligned(src, 16) and aligned(dst, 16)
+        plan = self._plan((dev, vec_ok), lambda: self._build(dev, vec_ok))
+        total = self._scan(dev, plan, src, dst, a.size, args)
         result.mark_device_written()
         mark_written(written)
         host = np.empty(1, dtype=self.dtype)
-        dev.download(total, host)
+        dev.download(total, host, offset=total_offset(a.size, plan, self.dtype))
         return result, host[0]
 
-    def _scan(
-        self, dev: Device, plan: _Plan, src: Buffer, dst: Buffer, n: int, inclusive: bool, args: list[Any]
-    ) -> Buffer:
-        """Scan ``n`` elements of ``src`` into ``dst``; returns a buffer holding their total."""
+    def _scan(self, dev: Device, plan: _Plan, src: Buffer, dst: Buffer, n: int, args: list[Any]) -> Buffer:
+        """Scan ``n`` elements of ``src`` into ``dst``; returns the buffer that holds their total
+        at :func:`total_offset`."""
         if n == 0:
             return plan.identity
         L = plan.group
-        block = L * PER_ITEM
-        groups = -(-n // block)
-        item = self.dtype.itemsize
-        sums = dev.alloc(groups * item)
-        dev.launch(plan.blocks, groups * L, L, src, dst, sums, plan.identity, np.uint32(n), np.uint32(inclusive), *args)
-        if groups == 1:
-            return sums
-        offsets = dev.alloc(groups * item)
-        total = self._scan(dev, plan, sums, offsets, groups, False, args)
-        dev.launch(plan.add, round_to_multiple(n, L), L, dst, offsets, np.uint32(n), np.uint32(block), *args)
-        return total
+        tiles = -(-n // (L * plan.items))
+        state = dev.alloc((tiles + 1) * 4)
+        dev.fill(state, np.uint32(0))
+        values = dev.alloc(2 * tiles * self.dtype.itemsize)
+        dev.launch(
+            plan.kernel, tiles * L, L, src, dst, state, values, plan.identity, np.uint32(n), np.uint32(tiles), *args
+        )
+        return values
+
+
+def total_offset(n: int, plan: _Plan, dtype: np.dtype) -> int:
+    """Where the total of ``n`` scanned elements is: the last tile's inclusive prefix (byte 0 of
+    the identity buffer when there is none)."""
+    if n == 0:
+        return 0
+    tiles = -(-n // (plan.group * plan.items))
+    return (2 * tiles - 1) * dtype.itemsize

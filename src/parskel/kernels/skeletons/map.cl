@@ -1,14 +1,34 @@
-/* Map, Zip, MapArray and Generate: one work-item per output element.
- * The glue defines PS_INPUT_PARAMS (one __global pointer per input), PS_OUT_PARAM, PS_STORE,
- * PS_EXTRA_PARAMS and PS_ELEMENT, the user call on element ps_i (row ps_row, column ps_col). */
+/* Map, Zip, MapArray and Generate: a grid-stride loop, a work-item handling elements
+ * i, i + S, i + 2S, ... (S the launch's work-items), four at a time so that four loads are in
+ * flight before the stores (the output may alias an input: each element is read and written by
+ * one work-item only). On GPUs the host launches enough work-groups to fill the device, not
+ * one work-item per element; on CPUs one work-item per element (runtime/traits.py says why).
+ * The glue defines PS_INPUT_PARAMS (one __global pointer per input), PS_OUT_PARAM, PS_OUT_T and
+ * PS_VOID (1 when the user function returns nothing), PS_EXTRA_PARAMS and PS_ELEMENT_AT(i, row,
+ * col), the user call on element i (at row, col of a matrix of ps_cols columns). */
 #include "common/parskel.h"
+
+#define PS_AT(i) PS_ELEMENT_AT((i), (i) / ps_cols, (i) % ps_cols)
 
 __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_cols PS_EXTRA_PARAMS)
 {
-    uint ps_i = get_global_id(0);
-    if (ps_i < ps_n) {
-        uint ps_row = ps_i / ps_cols;
-        uint ps_col = ps_i - ps_row * ps_cols;
-        PS_STORE(PS_ELEMENT);
+    uint stride = get_global_size(0);
+    uint i = get_global_id(0);
+#if PS_VOID
+    for (; i < ps_n; i += stride)
+        PS_AT(i);
+#else
+    for (; i + 3 * stride < ps_n; i += 4 * stride) {
+        PS_OUT_T a = PS_AT(i);
+        PS_OUT_T b = PS_AT(i + stride);
+        PS_OUT_T c = PS_AT(i + 2 * stride);
+        PS_OUT_T d = PS_AT(i + 3 * stride);
+        ps_out[i] = a;
+        ps_out[i + stride] = b;
+        ps_out[i + 2 * stride] = c;
+        ps_out[i + 3 * stride] = d;
     }
+    for (; i < ps_n; i += stride)
+        ps_out[i] = PS_AT(i);
+#endif
 }

@@ -1,47 +1,130 @@
-/* Reduce and MapReduce: each work-group folds one contiguous chunk, each work-item a contiguous
- * piece of it, then the group combines neighbours pairwise (interleaved tree). Operands are
- * combined strictly in index order, so an associative operator needs no commutativity.
- * The host applies ps_reduce_partials until one value is left.
- * Glue: PS_T (result type), PS_IN_T, PS_LOAD(i) (element i of the input, mapped for
- * MapReduce), PS_OP(a, b) (the user operator), PS_MAP_EXTRA_PARAMS and PS_OP_EXTRA_PARAMS
- * (the extra arguments of the map function and of the operator), PS_WG (the work-group size). */
+/* Reduce and MapReduce in one launch, for any associative operator (commutativity not needed).
+ *
+ * The input is cut into one contiguous chunk per warp of the grid (a multiple of a warp's span). A warp walks its chunk in spans of R_LANES * ITEMS elements: each lane folds
+ * ITEMS consecutive ones (read as VEC-wide vectors where the host allows), the warp combines its
+ * lanes in order by shuffles, and lane 0 folds the spans in order. Without warp operations a
+ * warp is one work-item, which walks its chunk alone. The work-group then combines its warps in
+ * order and publishes its partial; the last group to finish (an atomic counter, reset for the
+ * next launch) combines the partials in order into ps_out[0], with one warp.
+ *
+ * Glue: PS_T (result type), PS_IN_T (input type; PS_IN_VT its VEC-wide vector), PS_MAP(x, i)
+ * (element x at index i, mapped for MapReduce), PS_OP(a, b), PS_MAP_EXTRA_PARAMS/_ARGS and
+ * PS_OP_EXTRA_PARAMS/_ARGS (the extra arguments of the map function and of the operator),
+ * PS_WG (the work-group size), ITEMS and VEC. */
 #include "common/parskel.h"
+#include "common/subgroup.h"
+#include "common/coherent.h"
 #include "identity.h"
 
-#define PS_GROUP_FOLD(ACC_LOAD)                                                     \
-    __local PS_T ps_scratch[PS_WG];                                                 \
-    uint g = get_group_id(0), t = get_local_id(0), L = get_local_size(0);           \
-    uint begin = g * ps_chunk;                                                      \
-    uint end = PS_MIN(begin + ps_chunk, ps_n);                                      \
-    uint per = (ps_chunk + L - 1) / L;                                              \
-    uint lo = PS_MIN(begin + t * per, end);                                         \
-    uint hi = PS_MIN(lo + per, end);                                                \
-    PS_T acc = *ps_identity;                                                        \
-    for (uint ps_i = lo; ps_i < hi; ++ps_i)                                         \
-        acc = PS_OP(acc, ACC_LOAD(ps_i));                                           \
-    ps_scratch[t] = acc;                                                            \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                   \
-    for (uint s = 1; s < L; s <<= 1) {                                              \
-        if ((t & (2 * s - 1)) == 0 && t + s < L)                                    \
-            ps_scratch[t] = PS_OP(ps_scratch[t], ps_scratch[t + s]);                \
-        barrier(CLK_LOCAL_MEM_FENCE);                                               \
-    }                                                                               \
-    if (t == 0)                                                                     \
-        ps_out[g] = ps_scratch[0];
+#define WG PS_WG
+#define PS_GROUP_T PS_T
+#define PS_GROUP_OP(a, b) PS_OP(a, b)
+#define PS_GROUP_EXTRA_PARAMS PS_OP_EXTRA_PARAMS
+#define PS_GROUP_EXTRA_ARGS PS_OP_EXTRA_ARGS
+#include "common/group_scan.h"
 
-#define PS_PARTIAL(i) ps_in[i]
+#if PS_GROUP_USES_WARPS
+#define R_LANES 32
+#else
+#define R_LANES 1
+#endif
+#define R_SPAN (R_LANES * ITEMS)
 
-__kernel void ps_reduce_first(__global const PS_IN_T *ps_in, __global PS_T *ps_out,
-                              __global const PS_T *ps_identity, uint ps_n, uint ps_chunk,
-                              uint ps_cols
-                              PS_MAP_EXTRA_PARAMS PS_OP_EXTRA_PARAMS)
+#if VEC == 4
+#define PS_SPLIT(v, e) e[0] = v.s0; e[1] = v.s1; e[2] = v.s2; e[3] = v.s3;
+#elif VEC == 2
+#define PS_SPLIT(v, e) e[0] = v.s0; e[1] = v.s1;
+#endif
+
+/* acc combined with the mapped elements first .. first + ITEMS - 1 that are below end */
+PS_INLINE PS_T ps_fold_items(__global const PS_IN_T *ps_in, uint first, uint end, PS_T acc,
+                             uint ps_cols PS_MAP_EXTRA_PARAMS PS_OP_EXTRA_PARAMS)
 {
-    PS_GROUP_FOLD(PS_LOAD)
+    if (first + ITEMS <= end) {
+#if VEC > 1
+        __global const PS_IN_VT *v = (__global const PS_IN_VT *)(ps_in + first);
+#pragma unroll
+        for (uint k = 0; k < ITEMS / VEC; ++k) {
+            PS_IN_VT t = v[k];
+            PS_IN_T e[VEC];
+            PS_SPLIT(t, e)
+#pragma unroll
+            for (uint c = 0; c < VEC; ++c)
+                acc = PS_OP(acc, PS_MAP(e[c], first + k * VEC + c));
+        }
+#else
+#pragma unroll
+        for (uint k = 0; k < ITEMS; ++k)
+            acc = PS_OP(acc, PS_MAP(ps_in[first + k], first + k));
+#endif
+    } else {
+        for (uint i = first; i < end; ++i)
+            acc = PS_OP(acc, PS_MAP(ps_in[i], i));
+    }
+    return acc;
 }
 
-__kernel void ps_reduce_partials(__global const PS_T *ps_in, __global PS_T *ps_out,
-                                 __global const PS_T *ps_identity, uint ps_n, uint ps_chunk
-                                 PS_OP_EXTRA_PARAMS)
+__kernel __attribute__((reqd_work_group_size(PS_WG, 1, 1)))
+void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS_T *ps_partials,
+               __global uint *ps_counter, __global const PS_T *ps_identity, uint ps_n, uint ps_cols PS_MAP_EXTRA_PARAMS PS_OP_EXTRA_PARAMS)
 {
-    PS_GROUP_FOLD(PS_PARTIAL)
+    __local PS_T scratch[PS_GROUP_SCRATCH];
+    __local uint last_s;
+    PS_T identity = *ps_identity;
+    uint lid = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
+    uint lane = lid % R_LANES;
+    uint warps = groups * (PS_WG / R_LANES);
+    uint chunk = ((ps_n + warps - 1) / warps + R_SPAN - 1) / R_SPAN * R_SPAN;
+    uint warp = g * (PS_WG / R_LANES) + lid / R_LANES;
+    uint begin = PS_MIN(warp * chunk, ps_n);
+    uint end = PS_MIN(begin + chunk, ps_n);
+    PS_T acc = identity;
+    for (uint t = begin; t < end; t += R_SPAN) {
+#if R_LANES > 1
+        PS_T x = ps_fold_items(ps_in, t + lane * ITEMS, end, identity, ps_cols PS_MAP_EXTRA_ARGS PS_OP_EXTRA_ARGS);
+        /* lanes combined pairwise in order: after step d, lane k (a multiple of 2d) holds lanes k .. k+2d-1 */
+        for (uint d = 1; d < R_LANES; d <<= 1) {
+            PS_T other;
+            PS_SHFL_DOWN_ANY(PS_T, other, x, d);
+            if ((lane & (2 * d - 1)) == 0)
+                x = PS_OP(x, other);
+        }
+        acc = PS_OP(acc, x);
+#else
+        acc = ps_fold_items(ps_in, t, end, acc, ps_cols PS_MAP_EXTRA_ARGS PS_OP_EXTRA_ARGS);
+#endif
+    }
+    PS_T total;
+    ps_group_exclusive_scan(lane == 0 ? acc : identity, identity, scratch, &total PS_OP_EXTRA_ARGS);
+    if (lid == 0) {
+        ps_partials[g] = total;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        last_s = atomic_inc(ps_counter) == groups - 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* the last group combines the partials with its first warp (or work-item), without
+     * barriers: those are kept out of conditions */
+    if (last_s && lid < R_LANES) {
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        uint per = (groups + R_LANES - 1) / R_LANES;
+        uint lo = PS_MIN(lid * per, groups), hi = PS_MIN(lo + per, groups);
+        PS_T x = identity;
+        for (uint i = lo; i < hi; ++i) {
+            PS_T p;
+            PS_READ_COHERENT(PS_T, p, ps_partials + i);
+            x = PS_OP(x, p);
+        }
+#if R_LANES > 1
+        for (uint d = 1; d < R_LANES; d <<= 1) {
+            PS_T other;
+            PS_SHFL_DOWN_ANY(PS_T, other, x, d);
+            if ((lane & (2 * d - 1)) == 0)
+                x = PS_OP(x, other);
+        }
+#endif
+        if (lid == 0) {
+            ps_out[0] = x;
+            *ps_counter = 0;
+        }
+    }
 }

@@ -1,0 +1,169 @@
+"""Onesweep: an LSD radix sort of 8-bit digits in one launch per digit (beside seed 000's sorts).
+
+One histogram launch counts the digits of all four passes; each pass then ranks tiles of keys
+stably in local memory and finds each tile's output offsets by a decoupled look-back over the
+tiles before it (``kernels/sort/onesweep.cl``), so the keys are read and written once per pass.
+uint32, int32 and float32 keys (the order of :mod:`parskel.algorithms.keys`, encoded as the
+first pass reads them and decoded as the last writes them), with or without 4-byte values,
+stably, of any length. Device arrays (CuPy, PyTorch) are read in place and the result is written
+straight into a new device array. Devices without forward progress between work-groups get the
+decoupled fallback (:mod:`parskel.runtime.traits`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..runtime import Buffer, Device
+from ..runtime.traits import lookback_defines, with_warp_ops
+from .keys import KEY_KINDS, check_keys
+from .registry import Param, Requirement, Variant, register
+from .single_pass import PROGRESS
+
+RADIX = 256
+PASSES = 4
+#: Status words pack a 2-bit flag with a 30-bit count; from this many keys on they are 64-bit.
+WIDE_FROM = 1 << 30
+#: Work-groups of the histogram launch per compute unit: enough to fill the device, few enough
+#: that their global atomics stay cheap.
+HISTOGRAM_GROUPS_PER_UNIT = 2
+
+Result = Any  # an array, or a (keys, values) pair of arrays
+
+
+def _local_bytes(work_group: int, keys_per_item: int) -> int:
+    """Local memory of a pass with values, for the largest layout (one counter row per 32 lanes)."""
+    tile = work_group * keys_per_item
+    scratch = work_group + work_group // 4 + 34
+    return 4 * ((work_group // 32) * RADIX + 2 * tile + 3 * RADIX + scratch + 3) + 2 * tile
+
+
+def sort_buffers(
+    device: Device,
+    keys: Buffer,
+    out_keys: Buffer,
+    n: int,
+    key_dtype: Any,
+    values: Buffer | None = None,
+    out_values: Buffer | None = None,
+    *,
+    work_group: int = 256,
+    keys_per_item: int = 15,
+    progress: int = 0,
+) -> None:
+    """Enqueue the sort of ``n`` keys of ``key_dtype`` (uint32, int32, float32) from ``keys``
+    into ``out_keys``, and of their ``values`` into ``out_values``; does not wait.
+
+    The inputs are left as they were unless an output is the same buffer (an in-place sort).
+    The caller checks sizes and dtypes (:func:`parskel.algorithms.keys.check_keys`).
+    """
+    if n == 0:
+        return
+    tile = work_group * keys_per_item
+    tiles = -(-n // tile)
+    wide = n >= WIDE_FROM
+    defines = {
+        "WG": work_group,
+        "ITEMS": keys_per_item,
+        "KEY_KIND": KEY_KINDS[np.dtype(key_dtype)],
+        "WITH_VALUES": int(values is not None),
+        "WIDE": int(wide),
+        "LANES": work_group if device.type == "cpu" else 32,
+        **lookback_defines(device, progress),
+    }
+    program = with_warp_ops(device, lambda warp: device.program("sort/onesweep.cl", {**defines, **warp}))
+    histogram, sweep = program.kernel("onesweep_histogram"), program.kernel("onesweep_pass")
+    # pass p reads chain[p] and writes chain[p + 1]: the last pass lands in the output
+    pairs = [(keys, out_keys)] if values is None else [(keys, out_keys), (values, out_values)]
+    chains = []
+    for source, target in pairs:
+        assert target is not None
+        spare = device.alloc(n * 4)
+        chains.append([source, spare, target, spare, target])
+    meta = device.alloc((PASSES * RADIX + PASSES) * 4)
+    device.fill(meta, np.uint32(0))
+    status = device.alloc(PASSES * tiles * RADIX * (8 if wide else 4))
+    device.fill(status, np.uint32(0))
+    groups = min(tiles, HISTOGRAM_GROUPS_PER_UNIT * device.info.compute_units)
+    chunk = -(-n // groups)
+    device.launch(histogram, groups * work_group, work_group, keys, meta, np.uint32(n), np.uint32(chunk))
+    for p in range(PASSES):
+        moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
+        device.launch(sweep, tiles * work_group, work_group, *moved, meta, status, np.uint32(n), np.uint32(p))
+
+
+def _onesweep(
+    device: Device,
+    keys: Any,
+    values: Any,
+    *,
+    work_group: int,
+    keys_per_item: int,
+    progress: int,
+) -> Result:
+    """Host arrays are uploaded and sorted in place on the device; device arrays are read where
+    they are and sorted into new device arrays."""
+    check_keys(keys)
+    n = keys.size
+    if n == 0:
+        return keys.copy() if values is None else (keys.copy(), values.copy())
+    arrays = [keys] if values is None else [keys, values]
+    on_host = isinstance(keys, np.ndarray)
+    sources, targets, results = [], [], []
+    for array in arrays:
+        if on_host:
+            buffer = device.to_device(array)
+            sources.append(buffer)
+            targets.append(buffer)
+        else:
+            out = np.empty_like(array)  # a new device array of the caller's kind
+            results.append(out)
+            sources.append(device.wrap(array)[0])
+            targets.append(device.wrap(out)[0])
+    moved = (sources[1], targets[1]) if values is not None else (None, None)
+    sort_buffers(
+        device,
+        sources[0],
+        targets[0],
+        n,
+        keys.dtype,
+        *moved,
+        work_group=work_group,
+        keys_per_item=keys_per_item,
+        progress=progress,
+    )
+    if on_host:
+        for array, buffer in zip(arrays, targets):
+            host = np.empty_like(array)
+            device.download(buffer, host)
+            results.append(host)
+    return results[0] if values is None else (results[0], results[1])
+
+
+register(
+    Variant(
+        family="sort",
+        name="onesweep",
+        seed="beyond 000 §5.2",
+        summary="LSD radix sort, 8-bit digits, one launch per digit: stable tile ranking, decoupled look-back",
+        run=_onesweep,
+        params=(
+            Param("work_group", 256, (256, 512), "work-items per work-group (one per digit and more)"),
+            Param("keys_per_item", 15, (4, 8, 12, 15, 16, 20), "keys per work-item"),
+            PROGRESS,
+        ),
+        tags=frozenset({"stable"}),
+        requires=(
+            Requirement(
+                "work_group <= the device's largest work-group",
+                lambda dev, p: p["work_group"] <= dev.info.max_work_group_size,
+            ),
+            Requirement(
+                "local memory for a tile of keys and values",
+                lambda dev, p: _local_bytes(p["work_group"], p["keys_per_item"]) <= dev.info.local_mem_bytes,
+            ),
+        ),
+    )
+)

@@ -1,0 +1,98 @@
+"""Scan in one pass with decoupled look-back (Merrill and Garland), beside seed 000's variants.
+
+Each work-group scans a tile of ``WG * ITEMS`` elements held in registers (loaded as 16-byte
+vectors where the buffers allow), publishes the tile's sum, and looks back over its
+predecessors' published sums for its offset: the input is read once and the output written once,
+in one launch (see ``kernels/scan/single_pass.h``). On devices without forward progress
+between work-groups the look-back uses the decoupled fallback (see
+:mod:`parskel.runtime.traits`). Sums follow the rules of :mod:`parskel.algorithms.scans`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime import Buffer, Device, c_type
+from ..runtime.traits import aligned, lookback_defines, with_warp_ops
+from .registry import Param, Requirement, Variant, register
+from .scans import add_enqueue, host_run
+
+#: bytes of input per work-item when ITEMS is left to the dtype (0)
+ITEM_BYTES = 64
+
+PROGRESS = Param(
+    "progress",
+    0,
+    (0, 1, 2),
+    "look-back waits: 0 by device, 1 poll until published (needs forward progress), 2 decoupled fallback",
+)
+
+
+def items_for(dtype: np.dtype, items: int) -> int:
+    """Elements per work-item: ``items``, or 64 bytes' worth when 0."""
+    return items or max(ITEM_BYTES // dtype.itemsize, 1)
+
+
+def vector_width(dtype: np.dtype, items: int, *buffers: Buffer) -> int:
+    """Elements per load: 16 bytes where ``items`` and every buffer allow it, else 1."""
+    width = max(16 // dtype.itemsize, 1)
+    if items % width or not all(aligned(b, 16) for b in buffers):
+        return 1
+    return width
+
+
+def enqueue(
+    device: Device,
+    src: Buffer,
+    dst: Buffer,
+    n: int,
+    kt: np.dtype,
+    inclusive: bool,
+    *,
+    WG: int = 256,
+    ITEMS: int = 0,
+    progress: int = 0,
+) -> None:
+    """Enqueue the single-pass scan of ``n`` elements of ``src`` into ``dst`` (may be ``src``)."""
+    items = items_for(kt, ITEMS)
+    tile = WG * items
+    tiles = -(-n // tile)
+    defines: dict[str, int | str] = {
+        "T": c_type(kt, device),
+        "WG": WG,
+        "ITEMS": items,
+        "VEC": vector_width(kt, items, src, dst),
+        "INCLUSIVE": int(inclusive),
+        **lookback_defines(device, progress),
+    }
+    program = with_warp_ops(device, lambda warp: device.program("scan/single_pass.cl", {**defines, **warp}))
+    kernel = program.kernel("single_pass_scan")
+    state = device.alloc((tiles + 1) * 4)
+    device.fill(state, np.uint32(0))
+    values = device.alloc(2 * tiles * kt.itemsize)
+    device.launch(kernel, tiles * WG, WG, src, dst, state, values, np.uint32(n), np.uint32(tiles))
+
+
+_NAME = "single_pass"
+_SUMMARY = "one pass: tiles in registers, vector loads, decoupled look-back (decoupled fallback where needed)"
+
+add_enqueue(_NAME, enqueue)
+register(
+    Variant(
+        family="scan",
+        name=_NAME,
+        seed="beyond 000 §4",
+        summary=_SUMMARY,
+        run=host_run(_NAME, f"Scan ``x`` with {_NAME}: {_SUMMARY}."),
+        params=(
+            Param("WG", 256, (64, 128, 256, 512, 1024), "work-group size (work-items)"),
+            Param("ITEMS", 0, (0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32), "elements per work-item (0: 64 bytes' worth)"),
+            PROGRESS,
+        ),
+        requires=(
+            Requirement(
+                "work-group size WG <= the device's maximum", lambda dev, p: p["WG"] <= dev.info.max_work_group_size
+            ),
+        ),
+    )
+)

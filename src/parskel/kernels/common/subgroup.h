@@ -1,0 +1,117 @@
+/* Warp (sub-group) operations where the device has them, for kernels that can also run without.
+ *
+ * PS_WARP_OPS is defined to 1 where the functions below exist; a kernel keeps a local-memory
+ * path for the other devices under #if !PS_WARP_OPS. A warp is PS_WARP consecutive work-items
+ * of a one-dimensional work-group whose size is a multiple of PS_WARP; every work-item of the
+ * warp must call a warp function together (no divergence around the call).
+ *
+ * - CUDA (PS_CUDA): the *_sync intrinsics over the full warp.
+ * - NVIDIA's OpenCL (the host defines PS_PTX): it reports OpenCL C 1.2 without sub-groups, so
+ *   the same operations are written as inline PTX (sm_70 and later).
+ * - OpenCL with cl_khr_subgroups has shuffles only from OpenCL 2.0's extended sub-group
+ *   extensions, which neither PoCL's CPU device nor NVIDIA's driver reports; such devices take
+ *   the local-memory paths, as does every other device.
+ *
+ *   ps_lane()            the work-item's lane in its warp, 0 .. PS_WARP - 1
+ *   ps_warp_sync()       orders the warp's local-memory accesses before and after it
+ *   ps_ballot(p)         bit k set when lane k's p is true
+ *   ps_match_any(x)      bit k set when lane k holds the same x
+ *   ps_shfl(x, k)        lane k's x (uint)
+ *   ps_shfl_up(x, d)     lane (lane - d)'s x; a lane below d gets its own x back
+ *   ps_shfl_down(x, d)   lane (lane + d)'s x; a lane from 32 - d on gets its own x back
+ *   ps_lanes_below()     bits of the lanes below this one
+ *   PS_SHFL_ANY(T, out, x, k), PS_SHFL_UP_ANY and PS_SHFL_DOWN_ANY: the same for any type T
+ *                        (structs included), moved 32 bits at a time. */
+#ifndef PARSKEL_COMMON_SUBGROUP_H
+#define PARSKEL_COMMON_SUBGROUP_H
+
+#ifndef PS_INLINE
+#ifdef PS_CUDA
+#define PS_INLINE __forceinline__
+#else
+#define PS_INLINE inline
+#endif
+#endif
+
+/* 32-bit words that hold a T */
+#define PS_WORDS(T) ((sizeof(T) + 3) / 4)
+
+#if defined(PS_CUDA) || defined(PS_PTX)
+#define PS_WARP_OPS 1
+#define PS_WARP 32
+#else
+#define PS_WARP_OPS 0
+#define PS_WARP 1
+#endif
+
+#if defined(PS_PTX)
+
+PS_INLINE uint ps_lane(void)
+{
+    uint r;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+    return r;
+}
+PS_INLINE void ps_warp_sync(void) { asm volatile("bar.warp.sync -1;" ::: "memory"); }
+PS_INLINE uint ps_ballot(int p)
+{
+    uint r;
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.s32 q, %1, 0;\n\tvote.sync.ballot.b32 %0, q, -1;\n\t}"
+                 : "=r"(r) : "r"(p));
+    return r;
+}
+PS_INLINE uint ps_match_any(uint x)
+{
+    uint r;
+    asm volatile("match.any.sync.b32 %0, %1, -1;" : "=r"(r) : "r"(x));
+    return r;
+}
+PS_INLINE uint ps_shfl(uint x, uint k)
+{
+    uint r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 31, -1;" : "=r"(r) : "r"(x), "r"(k));
+    return r;
+}
+PS_INLINE uint ps_shfl_up(uint x, uint d)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, -1;" : "=r"(r) : "r"(x), "r"(d));
+    return r;
+}
+PS_INLINE uint ps_shfl_down(uint x, uint d)
+{
+    uint r;
+    asm volatile("shfl.sync.down.b32 %0, %1, %2, 31, -1;" : "=r"(r) : "r"(x), "r"(d));
+    return r;
+}
+
+#elif defined(PS_CUDA)
+
+PS_INLINE uint ps_lane(void) { return threadIdx.x & 31u; }
+#define ps_warp_sync() __syncwarp()
+PS_INLINE uint ps_ballot(int p) { return __ballot_sync(0xffffffffu, p); }
+PS_INLINE uint ps_match_any(uint x) { return __match_any_sync(0xffffffffu, x); }
+PS_INLINE uint ps_shfl(uint x, uint k) { return __shfl_sync(0xffffffffu, x, k); }
+PS_INLINE uint ps_shfl_up(uint x, uint d) { return __shfl_up_sync(0xffffffffu, x, d); }
+PS_INLINE uint ps_shfl_down(uint x, uint d) { return __shfl_down_sync(0xffffffffu, x, d); }
+
+#endif
+
+#if PS_WARP_OPS
+PS_INLINE uint ps_lanes_below(void) { return (1u << ps_lane()) - 1u; }
+
+/* any type through its 32-bit words: a union both C and C++ accept */
+#define PS_SHFL_ANY_BY(FN, T, out, x, k)                                                     \
+    do {                                                                                  \
+        union { T value; uint word[PS_WORDS(T)]; } ps_a, ps_b;                            \
+        ps_a.value = (x);                                                                 \
+        for (uint ps_w = 0; ps_w < PS_WORDS(T); ++ps_w)                                   \
+            ps_b.word[ps_w] = FN(ps_a.word[ps_w], (k));                                   \
+        (out) = ps_b.value;                                                               \
+    } while (0)
+#define PS_SHFL_ANY(T, out, x, k) PS_SHFL_ANY_BY(ps_shfl, T, out, x, k)
+#define PS_SHFL_UP_ANY(T, out, x, d) PS_SHFL_ANY_BY(ps_shfl_up, T, out, x, d)
+#define PS_SHFL_DOWN_ANY(T, out, x, d) PS_SHFL_ANY_BY(ps_shfl_down, T, out, x, d)
+#endif
+
+#endif

@@ -1,0 +1,278 @@
+/* Single-pass scan with decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix
+ * Scan with Decoupled Look-back", NVIDIA 2016), shared by scan/single_pass.cl (sums of the scan
+ * dtypes) and skeletons/scan.cl (any associative operator, structs included).
+ *
+ * A work-group takes the next tile number from an atomic counter, so tiles start in order: every
+ * predecessor of a tile has started before it. The group scans its WG * ITEMS elements (each
+ * work-item ITEMS consecutive ones, in registers), publishes the tile's aggregate, looks back over
+ * its predecessors' published aggregates and inclusive prefixes until it meets a prefix, publishes
+ * its own inclusive prefix and writes its elements: 2n elements of traffic, one launch.
+ *
+ * Forward progress. The look-back waits for predecessors that have not published yet. Where a
+ * started work-group is sure to progress however long others wait (CUDA; NVIDIA's OpenCL), the
+ * host builds FALLBACK 0, which polls as long as it takes. Elsewhere (PoCL, whose work-groups may
+ * run one after another on a thread, and any OpenCL driver that promises nothing) FALLBACK 1 is
+ * the "decoupled fallback" of Smith, Levien and Owens (SPAA 2025): after SPINS polls of a tile
+ * that has not published, the waiting group reduces that tile's input itself and looks further
+ * back, so no group depends on another one being scheduled.
+ *
+ * The includer defines SP_T, SP_OP(a, b), SP_EXTRA_PARAMS and SP_EXTRA_ARGS (the operator's extra
+ * arguments), WG, ITEMS, VEC (1; or 2 or 4 with SP_VT, the VEC-wide vector of SP_T, for loads of
+ * whole vectors), FALLBACK and SPINS. The tile status lives in two buffers: state[0] is the tile
+ * counter and state[1 + j] tile j's flag (zeroed before the launch); values[j] holds tile j's
+ * aggregate and values[tiles + j] its inclusive prefix. */
+#ifndef PARSKEL_SCAN_SINGLE_PASS_H
+#define PARSKEL_SCAN_SINGLE_PASS_H
+
+#include "common/parskel.h"
+#include "common/subgroup.h"
+#include "common/coherent.h"
+
+#define PS_GROUP_T SP_T
+#define PS_GROUP_OP(a, b) SP_OP(a, b)
+#define PS_GROUP_EXTRA_PARAMS SP_EXTRA_PARAMS
+#define PS_GROUP_EXTRA_ARGS SP_EXTRA_ARGS
+#include "common/group_scan.h"
+
+#ifndef ITEMS
+#define ITEMS 16
+#endif
+#ifndef VEC
+#define VEC 1
+#endif
+#ifndef FALLBACK
+#define FALLBACK 1
+#endif
+#ifndef SPINS
+#define SPINS 64
+#endif
+#if ITEMS % VEC != 0
+#error "ITEMS must be a multiple of VEC"
+#endif
+
+#define SP_TILE (WG * ITEMS)
+#define SP_WINDOW (WG < 32 ? WG : 32)
+
+#define SP_EMPTY 0u
+#define SP_AGGREGATE 1u
+#define SP_PREFIX 2u
+
+/* what the look-back does next (decided by work-item 0, read by all) */
+#define SP_POLL 0
+#define SP_DONE 1
+#define SP_REDUCE 2
+
+#if VEC == 4
+#define SP_SPLIT(v, x, k) x[k] = v.s0; x[k + 1] = v.s1; x[k + 2] = v.s2; x[k + 3] = v.s3;
+#define SP_JOIN(x, k) PS_VEC(SP_VT, x[k], x[k + 1], x[k + 2], x[k + 3])
+#elif VEC == 2
+#define SP_SPLIT(v, x, k) x[k] = v.s0; x[k + 1] = v.s1;
+#define SP_JOIN(x, k) PS_VEC(SP_VT, x[k], x[k + 1])
+#endif
+
+/* The ITEMS elements from `first`; those at or past n read as the identity. */
+PS_INLINE void sp_load(__global const SP_T *in, uint first, uint n, SP_T identity, SP_T *x)
+{
+    if (first + ITEMS <= n) {
+#if VEC > 1
+        __global const SP_VT *v = (__global const SP_VT *)(in + first);
+#pragma unroll
+        for (uint k = 0; k < ITEMS / VEC; ++k) {
+            SP_VT t = v[k];
+            SP_SPLIT(t, x, k * VEC)
+        }
+#else
+#pragma unroll
+        for (uint k = 0; k < ITEMS; ++k)
+            x[k] = in[first + k];
+#endif
+    } else {
+#pragma unroll
+        for (uint k = 0; k < ITEMS; ++k)
+            x[k] = first + k < n ? in[first + k] : identity;
+    }
+}
+
+PS_INLINE void sp_store(__global SP_T *out, uint first, uint n, SP_T *x)
+{
+    if (first + ITEMS <= n) {
+#if VEC > 1
+        __global SP_VT *v = (__global SP_VT *)(out + first);
+#pragma unroll
+        for (uint k = 0; k < ITEMS / VEC; ++k)
+            v[k] = SP_JOIN(x, k * VEC);
+#else
+#pragma unroll
+        for (uint k = 0; k < ITEMS; ++k)
+            out[first + k] = x[k];
+#endif
+    } else {
+#pragma unroll
+        for (uint k = 0; k < ITEMS; ++k)
+            if (first + k < n)
+                out[first + k] = x[k];
+    }
+}
+
+/* The combination of a work-item's ITEMS elements from `first`. */
+PS_INLINE SP_T sp_fold(__global const SP_T *in, uint first, uint n, SP_T identity SP_EXTRA_PARAMS)
+{
+    SP_T x[ITEMS];
+    sp_load(in, first, n, identity, x);
+    SP_T a = x[0];
+#pragma unroll
+    for (uint k = 1; k < ITEMS; ++k)
+        a = SP_OP(a, x[k]);
+    return a;
+}
+
+/* The combination of every tile before `tile`, returned to every work-item of the group. */
+PS_INLINE SP_T sp_look_back(uint tile, __global const SP_T *in, uint n, volatile __global uint *flags,
+                            __global const SP_T *values, uint tiles, SP_T identity,
+                            PS_LOCAL_PARAM SP_T *scratch, PS_LOCAL_PARAM SP_T *wv,
+                            PS_LOCAL_PARAM uint *wf, PS_LOCAL_PARAM int *ctl SP_EXTRA_PARAMS)
+{
+    uint lid = get_local_id(0);
+    int j = (int)tile - 1; /* the nearest tile not yet combined */
+    SP_T acc = identity;   /* combination of tiles j+1 .. tile-1 */
+#if FALLBACK
+    uint polls = 0;
+#endif
+    for (;;) {
+        if (lid < SP_WINDOW) {
+            int idx = j - (SP_WINDOW - 1 - (int)lid);
+            uint f = SP_PREFIX;
+            SP_T v = identity;
+            if (idx >= 0) {
+                f = flags[idx];
+                mem_fence(CLK_GLOBAL_MEM_FENCE);
+                if (f == SP_PREFIX)
+                    PS_READ_COHERENT(SP_T, v, values + tiles + idx);
+                else if (f == SP_AGGREGATE)
+                    PS_READ_COHERENT(SP_T, v, values + idx);
+            }
+            wf[lid] = f;
+            wv[lid] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            int k = SP_WINDOW - 1;
+            while (k >= 0 && wf[k] == SP_AGGREGATE) {
+                acc = SP_OP(wv[k], acc);
+                --k;
+            }
+            int action = SP_POLL;
+            if (k < 0) {
+                j -= SP_WINDOW;
+            } else if (wf[k] == SP_PREFIX) {
+                acc = SP_OP(wv[k], acc);
+                action = SP_DONE;
+            } else {
+                j -= SP_WINDOW - 1 - k; /* tile j has not published: poll it again */
+#if FALLBACK
+                if (++polls > SPINS) {
+                    polls = 0;
+                    action = SP_REDUCE;
+                }
+#endif
+            }
+            ctl[0] = action;
+            ctl[1] = j;
+            wv[SP_WINDOW] = acc;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int action = ctl[0];
+        j = ctl[1];
+        acc = wv[SP_WINDOW];
+        if (action == SP_DONE)
+            return acc;
+#if FALLBACK
+        /* Tile j has stayed silent: reduce its input here (it is whole: only the last tile is
+         * partial). Every work-item passes the barriers, whatever the action (PoCL needs them
+         * outside conditions). An in-place scan overwrites a tile's input once the tile has
+         * published: if tile j published meanwhile, what was read may be output, so the
+         * published value is used instead. */
+        SP_T mine = identity;
+        if (action == SP_REDUCE)
+            mine = sp_fold(in, (uint)j * SP_TILE + lid * ITEMS, n, identity SP_EXTRA_ARGS);
+        SP_T aggregate;
+        ps_group_exclusive_scan(mine, identity, scratch, &aggregate SP_EXTRA_ARGS);
+        if (lid == 0 && action == SP_REDUCE) {
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            ctl[3] = flags[j] == SP_EMPTY;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (action == SP_REDUCE && ctl[3]) {
+            acc = SP_OP(aggregate, acc);
+            if (j == 0) /* the first tile's aggregate is its prefix */
+                return acc;
+            --j;
+        }
+#endif
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Scan this group's tile of `in` into `out`; INCLUSIVE selects the kind. Every work-item calls. */
+PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __global uint *state,
+                            __global SP_T *values, uint n, uint tiles, SP_T identity,
+                            PS_LOCAL_PARAM SP_T *scratch, PS_LOCAL_PARAM SP_T *wv, PS_LOCAL_PARAM uint *wf,
+                            PS_LOCAL_PARAM int *ctl SP_EXTRA_PARAMS)
+{
+    uint lid = get_local_id(0);
+    if (lid == 0)
+        ctl[2] = (int)atomic_inc(state);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint tile = (uint)ctl[2];
+    volatile __global uint *flags = state + 1;
+    uint first = tile * SP_TILE + lid * ITEMS;
+    SP_T x[ITEMS];
+    sp_load(in, first, n, identity, x);
+    SP_T mine = x[0];
+#pragma unroll
+    for (uint k = 1; k < ITEMS; ++k)
+        mine = SP_OP(mine, x[k]);
+    SP_T total;
+    SP_T run = ps_group_exclusive_scan(mine, identity, scratch, &total SP_EXTRA_ARGS);
+    if (tile == 0) {
+        if (lid == 0) {
+            values[tiles] = total;
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            flags[0] = SP_PREFIX;
+        }
+    } else {
+        if (lid == 0) {
+            values[tile] = total;
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            flags[tile] = SP_AGGREGATE;
+        }
+        SP_T prefix = sp_look_back(tile, in, n, flags, values, tiles, identity, scratch, wv, wf, ctl SP_EXTRA_ARGS);
+        if (lid == 0) {
+            values[tiles + tile] = SP_OP(prefix, total);
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            flags[tile] = SP_PREFIX;
+        }
+        run = SP_OP(prefix, run);
+    }
+#pragma unroll
+    for (uint k = 0; k < ITEMS; ++k) {
+        SP_T v = x[k];
+#if INCLUSIVE
+        run = SP_OP(run, v);
+        x[k] = run;
+#else
+        x[k] = run;
+        run = SP_OP(run, v);
+#endif
+    }
+    sp_store(out, first, n, x);
+}
+
+#define SP_LOCALS                                  \
+    __local SP_T sp_scratch[PS_GROUP_SCRATCH];     \
+    __local SP_T sp_wv[SP_WINDOW + 1];             \
+    __local uint sp_wf[SP_WINDOW];                 \
+    __local int sp_ctl[4];
+#define SP_LOCAL_ARGS sp_scratch, sp_wv, sp_wf, sp_ctl
+
+#endif

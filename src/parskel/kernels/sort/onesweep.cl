@@ -1,0 +1,306 @@
+/* Onesweep LSD radix sort (Adinets and Merrill, "Onesweep: A Faster Least Significant Digit
+ * Radix Sort for GPUs", 2022): 8-bit digits, four passes over 32-bit keys.
+ *
+ * onesweep_histogram reads the keys once and counts the digits of all four passes. Each pass is
+ * one launch of onesweep_pass: a work-group takes the next tile number from an atomic counter
+ * (tiles start in order), ranks its WG * ITEMS keys stably by digit, publishes its per-digit
+ * counts, looks back over its predecessors' published counts (decoupled look-back, one digit per
+ * work-item) for where its keys of each digit go, publishes its inclusive counts, and writes its
+ * keys (and values) grouped by digit through local memory, so that runs of a digit go out
+ * together. The input is read once and written once per pass.
+ *
+ * Ranking is stable: key positions are ordered (warp, round, lane); with warp operations
+ * (common/subgroup.h) each warp ranks 32 keys a round with match-any and a per-warp counter per
+ * digit; elsewhere one work-item per LANES-wide slice walks its keys in order and counts.
+ *
+ * Forward progress: FALLBACK 0 polls a predecessor until it publishes; FALLBACK 1 (devices that
+ * do not guarantee it, see runtime/traits.py) is the decoupled fallback: after SPINS
+ * polls the group counts the silent predecessor's keys itself, so no group waits on another.
+ *
+ * Keys are encoded (keys.h) as the first pass reads them and decoded as the last writes them.
+ * The status words pack a 2-bit flag with a count: 32 bits below 2^30 keys, 64 (WIDE) above.
+ * meta holds the 4 x 256 digit counts, then the 4 tile counters, zeroed before the sort. */
+#include "common/parskel.h"
+#include "common/subgroup.h"
+#include "keys.h"
+
+#ifndef WG
+#define WG 256
+#endif
+#ifndef ITEMS
+#define ITEMS 15
+#endif
+#ifndef WITH_VALUES
+#define WITH_VALUES 0
+#endif
+#ifndef WIDE
+#define WIDE 0
+#endif
+#ifndef FALLBACK
+#define FALLBACK 1
+#endif
+#ifndef SPINS
+#define SPINS 64
+#endif
+
+#define RADIX 256
+#define PASSES 4
+#define TILE (WG * ITEMS)
+#define DIGIT(key, shift) (((key) >> (shift)) & (RADIX - 1))
+#if WG < RADIX
+#error "onesweep needs a work-item per digit: WG >= 256"
+#endif
+
+#if PS_WARP_OPS
+#undef LANES
+#define LANES 32
+#elif !defined(LANES)
+#define LANES WG
+#endif
+#define WARPS (WG / LANES)
+
+#if WIDE
+typedef ulong status_t;
+#define ST_SHIFT 62
+#else
+typedef uint status_t;
+#define ST_SHIFT 30
+#endif
+#define ST_AGGREGATE 1u
+#define ST_PREFIX 2u
+#define ST_FLAG(s) ((uint)((s) >> ST_SHIFT))
+#define ST_COUNT(s) ((uint)((s) & ((((status_t)1) << ST_SHIFT) - 1)))
+#define ST_MAKE(flag, count) ((((status_t)(flag)) << ST_SHIFT) | (status_t)(count))
+
+#define PS_GROUP_T uint
+#define PS_GROUP_OP(a, b) ((a) + (b))
+#define PS_GROUP_EXTRA_PARAMS
+#define PS_GROUP_EXTRA_ARGS
+#include "common/group_scan.h"
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void onesweep_histogram(__global const uint *keys, __global uint *meta, uint n, uint chunk)
+{
+    __local uint counts[PASSES * RADIX];
+    uint lid = get_local_id(0);
+    for (uint i = lid; i < PASSES * RADIX; i += WG)
+        counts[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint begin = get_group_id(0) * chunk;
+    uint end = PS_MIN(begin + chunk, n);
+    for (uint i = begin + lid; i < end; i += WG) {
+        uint key = encode_key(keys[i]);
+        atomic_inc(&counts[key & 0xffu]);
+        atomic_inc(&counts[RADIX + ((key >> 8) & 0xffu)]);
+        atomic_inc(&counts[2 * RADIX + ((key >> 16) & 0xffu)]);
+        atomic_inc(&counts[3 * RADIX + (key >> 24)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < PASSES * RADIX; i += WG)
+        if (counts[i])
+            atomic_add(&meta[i], counts[i]);
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void onesweep_pass(__global const uint *keys, __global uint *keys_out,
+#if WITH_VALUES
+                   __global const uint *values, __global uint *values_out,
+#endif
+                   __global uint *meta, __global status_t *status_all, uint n, uint pass)
+{
+    __local uint warp_counts[WARPS * RADIX];
+    __local uint keys_s[TILE];
+#if WITH_VALUES
+    __local uint values_s[TILE];
+#endif
+#if !PS_WARP_OPS
+    __local ushort rank_s[TILE];
+#endif
+    __local uint start_s[RADIX];
+    __local uint base_s[RADIX];
+    __local uint scratch[PS_GROUP_SCRATCH];
+    __local uint tile_s;
+#if FALLBACK
+    __local uint fb_counts[RADIX];
+    __local uint fb_flags[2];
+#endif
+    uint lid = get_local_id(0);
+    uint shift = 8 * pass;
+    uint first = pass == 0, last = pass == PASSES - 1;
+    uint tiles = (n + TILE - 1) / TILE;
+    if (lid == 0)
+        tile_s = atomic_inc(&meta[PASSES * RADIX + pass]);
+    for (uint i = lid; i < WARPS * RADIX; i += WG)
+        warp_counts[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint tile = tile_s;
+    uint base = tile * TILE;
+    volatile __global status_t *status = status_all + pass * tiles * RADIX;
+
+    /* the work-item's keys: position warp * LANES * ITEMS + round * LANES + lane of the tile;
+     * past n, the largest key, which ranks after every real key of its digit */
+    uint warp = lid / LANES, lane = lid % LANES;
+    uint mine = warp * LANES * ITEMS + lane;
+    uint key[ITEMS];
+    uint rank[ITEMS];
+#if WITH_VALUES
+    uint value[ITEMS];
+#endif
+#pragma unroll
+    for (uint i = 0; i < ITEMS; ++i) {
+        uint p = base + mine + i * LANES;
+        key[i] = 0xffffffffu;
+#if WITH_VALUES
+        value[i] = 0;
+#endif
+        if (p < n) {
+            uint k = keys[p];
+            key[i] = first ? encode_key(k) : k;
+#if WITH_VALUES
+            value[i] = values[p];
+#endif
+        }
+    }
+
+    /* rank[i]: keys of the same digit before key i in its warp's slice */
+#if PS_WARP_OPS
+#pragma unroll
+    for (uint i = 0; i < ITEMS; ++i) {
+        uint d = DIGIT(key[i], shift);
+        uint peers = ps_match_any(d);
+        uint below = popcount(peers & ps_lanes_below());
+        uint leader = 31 - clz(peers & (0u - peers));
+        uint before = 0;
+        if (below == 0) {
+            before = warp_counts[warp * RADIX + d];
+            warp_counts[warp * RADIX + d] = before + popcount(peers);
+        }
+        rank[i] = ps_shfl(before, leader) + below;
+        ps_warp_sync();
+    }
+#else
+#pragma unroll
+    for (uint i = 0; i < ITEMS; ++i)
+        keys_s[mine + i * LANES] = key[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lane == 0) {
+        uint end = (warp + 1) * LANES * ITEMS;
+        for (uint p = warp * LANES * ITEMS; p < end; ++p) {
+            uint d = DIGIT(keys_s[p], shift);
+            rank_s[p] = (ushort)warp_counts[warp * RADIX + d]++;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint i = 0; i < ITEMS; ++i)
+        rank[i] = rank_s[mine + i * LANES];
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* per digit (work-item d): the tile's count, published at once; the warps' offsets */
+    uint d = lid;
+    uint count = 0;
+    if (d < RADIX) {
+        for (uint w = 0; w < WARPS; ++w) {
+            uint c = warp_counts[w * RADIX + d];
+            warp_counts[w * RADIX + d] = count;
+            count += c;
+        }
+        status[tile * RADIX + d] = ST_MAKE(tile == 0 ? ST_PREFIX : ST_AGGREGATE, count);
+    }
+    uint total;
+    uint start = ps_group_exclusive_scan(count, 0, scratch, &total);
+    uint digit_start = ps_group_exclusive_scan(d < RADIX ? meta[pass * RADIX + d] : 0, 0, scratch, &total);
+
+    /* look back: the keys of digit d in the tiles before this one */
+    uint before = 0;
+#if FALLBACK
+    uint waiting = tile > 0 && d < RADIX;
+    int j = (int)tile - 1;
+    for (;;) {
+        if (lid == 0) {
+            fb_flags[0] = 0;
+            fb_flags[1] = 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        status_t s = 0;
+        if (waiting) {
+            for (uint q = 0; q <= SPINS && !ST_FLAG(s); ++q)
+                s = status[j * RADIX + d];
+            if (!ST_FLAG(s))
+                fb_flags[0] = 1;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* tile j (whole: only the last tile is partial) has not published every digit: count its
+         * keys. The barriers stay outside the condition, which every work-item reads alike. */
+        uint silent = fb_flags[0];
+        if (lid < RADIX)
+            fb_counts[lid] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (silent)
+            for (uint p = lid; p < TILE; p += WG) {
+                uint k = keys[j * TILE + p];
+                atomic_inc(&fb_counts[DIGIT(first ? encode_key(k) : k, shift)]);
+            }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (waiting && !ST_FLAG(s))
+            s = ST_MAKE(j == 0 ? ST_PREFIX : ST_AGGREGATE, fb_counts[d]);
+        if (waiting) {
+            before += ST_COUNT(s);
+            if (ST_FLAG(s) == ST_PREFIX)
+                waiting = 0;
+            else
+                fb_flags[1] = 1;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint more = fb_flags[1];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!more)
+            break;
+        --j;
+    }
+#else
+    if (tile > 0 && d < RADIX) {
+        int j = (int)tile - 1;
+        for (;;) {
+            status_t s = status[j * RADIX + d];
+            uint flag = ST_FLAG(s);
+            if (!flag)
+                continue;
+            before += ST_COUNT(s);
+            if (flag == ST_PREFIX)
+                break;
+            --j;
+        }
+    }
+#endif
+    if (d < RADIX) {
+        if (tile > 0)
+            status[tile * RADIX + d] = ST_MAKE(ST_PREFIX, before + count);
+        start_s[d] = start;
+        /* key p of the tile's digit-ordered keys goes to base_s[digit] + p (mod 2^32) */
+        base_s[d] = digit_start + before - start;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* the keys (and values) in digit order in local memory, then out in runs */
+#pragma unroll
+    for (uint i = 0; i < ITEMS; ++i) {
+        uint dk = DIGIT(key[i], shift);
+        uint at = start_s[dk] + warp_counts[warp * RADIX + dk] + rank[i];
+        keys_s[at] = key[i];
+#if WITH_VALUES
+        values_s[at] = value[i];
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint valid = PS_MIN((uint)TILE, n - base);
+    for (uint p = lid; p < valid; p += WG) {
+        uint k = keys_s[p];
+        uint to = base_s[DIGIT(k, shift)] + p;
+        keys_out[to] = last ? decode_key(k) : k;
+#if WITH_VALUES
+        values_out[to] = values_s[p];
+#endif
+    }
+}

@@ -1,0 +1,87 @@
+"""What kernels that go beyond the portable subset need to know of a device.
+
+- Forward progress between work-groups. A decoupled look-back waits for earlier work-groups
+  to publish. That is safe where a started work-group keeps running however long others poll:
+  CUDA, and NVIDIA's OpenCL driver on the same GPUs. Everywhere else (PoCL, whose work-groups
+  may run one after another on a thread; other OpenCL drivers, which promise nothing) kernels
+  are built with the decoupled fallback: a group that has polled a silent predecessor ``SPINS``
+  times computes that predecessor's contribution itself (``FALLBACK 1``).
+- Warp operations: CUDA has the intrinsics; NVIDIA's OpenCL gets them as inline PTX
+  (``PS_PTX``, see ``kernels/common/subgroup.h``); other devices use local memory.
+- Alignment: vector loads need buffers aligned to the vector; a device array borrowed from CuPy
+  or PyTorch may start anywhere (a slice), and is then read element by element.
+- Occupancy: how many work-groups to launch so that every compute unit is busy, and how a
+  grid-stride loop is laid out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import BuildError
+from .base import Buffer, Device, Program
+
+#: polls of a silent predecessor before the decoupled fallback computes its part itself
+SPINS = 64
+#: work-items a GPU compute unit keeps resident (NVIDIA: 2048 threads per SM)
+RESIDENT_ITEMS = 2048
+#: work-groups per compute unit on CPUs (PoCL runs a work-group at a time per thread)
+CPU_GROUPS_PER_UNIT = 4
+
+_NO_PTX: set[str] = set()
+
+
+def is_nvidia_gpu(device: Device) -> bool:
+    return "nvidia" in device.info.vendor.lower() and device.type == "gpu"
+
+
+def forward_progress(device: Device) -> bool:
+    """Whether a work-group of ``device`` may wait for an earlier one to publish (see above)."""
+    return device.backend == "cuda" or is_nvidia_gpu(device)
+
+
+def lookback_defines(device: Device, progress: int = 0) -> dict[str, int]:
+    """``FALLBACK`` and ``SPINS`` for a look-back kernel: ``progress`` 0 decides by device,
+    1 polls until published, 2 takes the decoupled fallback."""
+    spin = forward_progress(device) if progress == 0 else progress == 1
+    return {"FALLBACK": int(not spin), "SPINS": SPINS}
+
+
+def with_warp_ops(device: Device, build: Callable[[dict[str, int]], Program]) -> Program:
+    """``build(defines)`` with warp operations where the device has them: ``{"PS_PTX": 1}`` on
+    NVIDIA's OpenCL (a driver that refuses the PTX gets the local-memory build instead)."""
+    if device.backend == "opencl" and is_nvidia_gpu(device) and device.id not in _NO_PTX:
+        try:
+            return build({"PS_PTX": 1})
+        except BuildError:
+            _NO_PTX.add(device.id)
+    return build({})
+
+
+def aligned(buffer: Buffer, nbytes: int) -> bool:
+    """Whether ``buffer`` starts at a multiple of ``nbytes``: a host array's memory (a CPU
+    device's buffer) or a CUDA pointer may start anywhere; buffers an OpenCL device allocates
+    are aligned to its base address alignment."""
+    if buffer.host is not None:
+        return int(buffer.host.ctypes.data) % nbytes == 0
+    pointer: Any = getattr(buffer.handle, "ptr", 0)
+    return int(pointer) % nbytes == 0
+
+
+def groups_per_unit(device: Device, group: int) -> int:
+    """Work-groups of ``group`` work-items to launch per compute unit to keep it busy."""
+    if device.type == "cpu":
+        return CPU_GROUPS_PER_UNIT
+    return max(1, RESIDENT_ITEMS // group)
+
+
+def grid_stride_groups(device: Device, n: int, group: int) -> int:
+    """Work-groups for a grid-stride loop over ``n`` elements: enough to fill a GPU, whose
+    work-items then take several elements each; one element per work-item on a CPU, where
+    PoCL runs each work-item's whole loop before the next one's, so strides would cost the
+    locality and the vectorisation across work-items."""
+    groups = -(-n // group)
+    if device.type == "cpu":
+        return groups
+    return min(groups, device.info.compute_units * groups_per_unit(device, group))

@@ -1,0 +1,95 @@
+"""The single-pass GPU variants (scan/single_pass, sort/onesweep) in every look-back mode.
+
+Each mode runs on every device: ``progress=1`` polls until a predecessor publishes (safe on PoCL,
+whose started work-groups keep running), ``progress=2`` is the decoupled fallback, and with no
+polls at all (``SPINS = 0``) the fallback recomputes every predecessor it finds silent. The
+shared tests (test_scan.py, test_sort.py) run the defaults over every size and distribution.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import parskel as ps
+from parskel.algorithms import onesweep
+from parskel.runtime import traits
+from test_scan import assert_scan, sample, skip_without_fp64
+from test_sort import DISTRIBUTIONS, extreme_keys, random_keys
+
+SCAN_DTYPES = [np.int32, np.uint32, np.float32, np.int64, np.uint64, np.float64]
+MODES = [0, 1, 2]
+
+
+@pytest.fixture(params=["polls", "no_polls"])
+def spins(request, monkeypatch):
+    if request.param == "no_polls":
+        monkeypatch.setattr(traits, "SPINS", 0)
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", SCAN_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("progress", MODES)
+def test_scan_modes(device, rng, spins, progress, dtype):
+    skip_without_fp64(device, dtype)
+    for n, inclusive in [(1, True), (1000, False), (64 * 16 * 40 + 3, True), (200_003, False)]:
+        x = sample(rng, dtype, n)
+        got = ps.scan(x, inclusive=inclusive, variant="single_pass", device=device, progress=progress, WG=64)
+        assert_scan(got, x, inclusive)
+
+
+@pytest.mark.parametrize("params", [{"WG": 128, "ITEMS": 1}, {"WG": 64, "ITEMS": 3}, {"WG": 512, "ITEMS": 32}])
+def test_scan_tile_shapes(device, rng, params):
+    if params["WG"] > device.info.max_work_group_size:
+        pytest.skip(f"{device.id} runs at most {device.info.max_work_group_size} work-items a group")
+    for n in [params["WG"] * max(params["ITEMS"], 1) * k + r for k in (1, 7) for r in (-1, 0, 1)]:
+        x = sample(rng, np.int64, n)
+        assert_scan(ps.scan(x, inclusive=True, variant="single_pass", device=device, **params), x, True)
+
+
+def stable_order(keys: np.ndarray) -> np.ndarray:
+    """The stable order of parskel's sorts: NumPy's, with -0.0 before +0.0 (and NaNs all equal)."""
+    if keys.dtype.kind != "f":
+        return np.argsort(keys, kind="stable")
+    minus_zero_first = np.where(np.isnan(keys), 1, ~np.signbit(keys))
+    return np.lexsort((minus_zero_first, keys))
+
+
+@pytest.mark.parametrize("progress", MODES)
+def test_onesweep_modes(device, rng, spins, progress):
+    # tiles of 256 x 4 keys: dozens of tiles, each look-back several tiles deep
+    for dtype in [np.uint32, np.int32, np.float32]:
+        for name, shape in DISTRIBUTIONS.items():
+            keys = shape(rng, random_keys(rng, dtype, 40_007))
+            values = np.arange(keys.size, dtype=np.uint32)
+            out_keys, out_values = ps.sort(
+                keys, values, variant="onesweep", device=device, progress=progress, keys_per_item=4
+            )
+            order = stable_order(keys)
+            np.testing.assert_array_equal(out_keys, keys[order], err_msg=f"{name} {np.dtype(dtype)}")
+            np.testing.assert_array_equal(out_values, values[order], err_msg=f"{name} {np.dtype(dtype)}")
+
+
+def test_onesweep_wide_status_words(device, rng, monkeypatch):
+    """The 64-bit status words of sorts of 2^30 keys and more, on a small sort."""
+    monkeypatch.setattr(onesweep, "WIDE_FROM", 0)
+    keys = np.concatenate([extreme_keys(np.float32, rng), random_keys(rng, np.float32, 9000)])
+    values = rng.permutation(keys.size).astype(np.float32)
+    out_keys, out_values = ps.sort(keys, values, variant="onesweep", device=device, keys_per_item=8)
+    order = stable_order(keys)
+    np.testing.assert_array_equal(out_keys, keys[order])
+    np.testing.assert_array_equal(out_values, values[order])
+
+
+@pytest.mark.parametrize("params", [{"work_group": 512, "keys_per_item": 4}, {"work_group": 256, "keys_per_item": 20}])
+def test_onesweep_tile_shapes(device, rng, params):
+    if params["work_group"] > device.info.max_work_group_size:
+        pytest.skip(f"{device.id} runs at most {device.info.max_work_group_size} work-items a group")
+    tile = params["work_group"] * params["keys_per_item"]
+    for n in [tile - 1, tile, tile + 1, 5 * tile + 17]:
+        keys = rng.integers(0, 50, n, dtype=np.uint32) << np.uint32(rng.integers(0, 25))
+        values = np.arange(n, dtype=np.int32)
+        out_keys, out_values = ps.sort(keys, values, variant="onesweep", device=device, **params)
+        order = stable_order(keys)
+        np.testing.assert_array_equal(out_keys, keys[order])
+        np.testing.assert_array_equal(out_values, values[order])
