@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import parskel as ps
+from parskel.errors import LaunchError
 from parskel.algorithms import onesweep
 from parskel.runtime import traits
 from test_scan import assert_scan, sample, skip_without_fp64
@@ -44,7 +45,11 @@ def test_scan_tile_shapes(device, rng, params):
         pytest.skip(f"{device.id} runs at most {device.info.max_work_group_size} work-items a group")
     for n in [params["WG"] * max(params["ITEMS"], 1) * k + r for k in (1, 7) for r in (-1, 0, 1)]:
         x = sample(rng, np.int64, n)
-        assert_scan(ps.scan(x, inclusive=True, variant="single_pass", device=device, **params), x, True)
+        try:
+            got = ps.scan(x, inclusive=True, variant="single_pass", device=device, **params)
+        except LaunchError as exc:  # the kernel needs more registers than such a group has
+            pytest.skip(str(exc))
+        assert_scan(got, x, True)
 
 
 def stable_order(keys: np.ndarray) -> np.ndarray:
@@ -83,13 +88,17 @@ def test_onesweep_wide_status_words(device, rng, monkeypatch):
 
 @pytest.mark.parametrize("params", [{"work_group": 512, "keys_per_item": 4}, {"work_group": 256, "keys_per_item": 20}])
 def test_onesweep_tile_shapes(device, rng, params):
-    if params["work_group"] > device.info.max_work_group_size:
-        pytest.skip(f"{device.id} runs at most {device.info.max_work_group_size} work-items a group")
+    unmet = ps.algorithms.get("sort", "onesweep").unmet(device, params, {"itemsize": 4})
+    if unmet:
+        pytest.skip(f"{device.id} cannot run these tiles: {'; '.join(unmet)}")
     tile = params["work_group"] * params["keys_per_item"]
     for n in [tile - 1, tile, tile + 1, 5 * tile + 17]:
         keys = rng.integers(0, 50, n, dtype=np.uint32) << np.uint32(rng.integers(0, 25))
         values = np.arange(n, dtype=np.int32)
-        out_keys, out_values = ps.sort(keys, values, variant="onesweep", device=device, **params)
+        try:
+            out_keys, out_values = ps.sort(keys, values, variant="onesweep", device=device, **params)
+        except LaunchError as exc:  # the kernel needs more registers than such a group has
+            pytest.skip(str(exc))
         order = stable_order(keys)
         np.testing.assert_array_equal(out_keys, keys[order])
         np.testing.assert_array_equal(out_values, values[order])

@@ -129,8 +129,9 @@ _REQUIRES = (
         ),
     ),
     Requirement(
-        "local memory for two float32 steps of both tiles",
-        lambda dev, p: (2 * p["KWG"] * (p["MWG"] + p["VW"]) + 2 * p["KWG"] * p["NWG"]) * 4 <= dev.info.local_mem_bytes,
+        "local memory for two steps of both tiles in the operands' type",
+        lambda dev, p: (2 * p["KWG"] * (p["MWG"] + p["VW"]) + 2 * p["KWG"] * p["NWG"]) * p.get("itemsize", 4)
+        <= dev.info.local_mem_bytes,
     ),
 )
 

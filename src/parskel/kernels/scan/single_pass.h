@@ -145,7 +145,7 @@ PS_INLINE SP_T sp_look_back(uint tile, __global const SP_T *in, uint n, volatile
             SP_T v = identity;
             if (idx >= 0) {
                 f = flags[idx];
-                mem_fence(CLK_GLOBAL_MEM_FENCE);
+                PS_DEVICE_FENCE();
                 if (f == SP_PREFIX)
                     PS_READ_COHERENT(SP_T, v, values + tiles + idx);
                 else if (f == SP_AGGREGATE)
@@ -198,7 +198,7 @@ PS_INLINE SP_T sp_look_back(uint tile, __global const SP_T *in, uint n, volatile
         SP_T aggregate;
         ps_group_exclusive_scan(mine, identity, scratch, &aggregate SP_EXTRA_ARGS);
         if (lid == 0 && action == SP_REDUCE) {
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            PS_DEVICE_FENCE();
             ctl[3] = flags[j] == SP_EMPTY;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -237,19 +237,19 @@ PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __globa
     if (tile == 0) {
         if (lid == 0) {
             values[tiles] = total;
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            PS_DEVICE_FENCE();
             flags[0] = SP_PREFIX;
         }
     } else {
         if (lid == 0) {
             values[tile] = total;
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            PS_DEVICE_FENCE();
             flags[tile] = SP_AGGREGATE;
         }
         SP_T prefix = sp_look_back(tile, in, n, flags, values, tiles, identity, scratch, wv, wf, ctl SP_EXTRA_ARGS);
         if (lid == 0) {
             values[tiles + tile] = SP_OP(prefix, total);
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            PS_DEVICE_FENCE();
             flags[tile] = SP_PREFIX;
         }
         run = SP_OP(prefix, run);

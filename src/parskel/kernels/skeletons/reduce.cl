@@ -98,14 +98,14 @@ void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS
     ps_group_exclusive_scan(lane == 0 ? acc : identity, identity, scratch, &total PS_OP_EXTRA_ARGS);
     if (lid == 0) {
         ps_partials[g] = total;
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        PS_DEVICE_FENCE();
         last_s = atomic_inc(ps_counter) == groups - 1;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* the last group combines the partials with its first warp (or work-item), without
      * barriers: those are kept out of conditions */
     if (last_s && lid < R_LANES) {
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        PS_DEVICE_FENCE();
         uint per = (groups + R_LANES - 1) / R_LANES;
         uint lo = PS_MIN(lid * per, groups), hi = PS_MIN(lo + per, groups);
         PS_T x = identity;
