@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import parskel as ps
-from parskel.errors import LaunchError
 from parskel.algorithms import onesweep
+from parskel.errors import LaunchError
 from parskel.runtime import traits
 from test_scan import assert_scan, sample, skip_without_fp64
 from test_sort import DISTRIBUTIONS, extreme_keys, random_keys

@@ -130,8 +130,10 @@ _REQUIRES = (
     ),
     Requirement(
         "local memory for two steps of both tiles in the operands' type",
-        lambda dev, p: (2 * p["KWG"] * (p["MWG"] + p["VW"]) + 2 * p["KWG"] * p["NWG"]) * p.get("itemsize", 4)
-        <= dev.info.local_mem_bytes,
+        lambda dev, p: (
+            (2 * p["KWG"] * (p["MWG"] + p["VW"]) + 2 * p["KWG"] * p["NWG"]) * p.get("itemsize", 4)
+            <= dev.info.local_mem_bytes
+        ),
     ),
 )
 
