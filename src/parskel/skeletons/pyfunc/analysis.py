@@ -276,6 +276,13 @@ class _Resolver(ast.NodeVisitor):
             or calls.lookup(value) is not None
             or isinstance(value, types.FunctionType)  # refused where called, with advice
         )
+        if not allowed and callable(value):
+            raise self.located.error(
+                node,
+                f"{ast.unparse(node)} is a function user functions cannot call: they call math and NumPy "
+                "element-wise functions, abs, min, max, round, pow, int, float, bool, NumPy scalar types "
+                "and @ps.function helpers",
+            )
         if not allowed:
             raise self.located.error(
                 node,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 import types
 import warnings
 from collections.abc import Callable
@@ -63,6 +64,7 @@ _COMPARE: dict[type, tuple[np.ufunc, str, Callable[[Any, Any], Any]]] = {
     ast.Gt: (np.greater, ">", operator.gt),
     ast.GtE: (np.greater_equal, ">=", operator.ge),
 }
+_CALL = re.compile(r"^[A-Za-z_]\w*\(")
 _NARROW = {"char", "uchar", "short", "ushort", "bool"}  # C computes these in int: cast back
 _SIMPLE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789.[]")
 
@@ -172,7 +174,13 @@ class Expressions:
 
     @staticmethod
     def atom(code: str) -> str:
-        return code if set(code) <= _SIMPLE or (code.startswith("(") and balanced_outer(code)) else f"({code})"
+        """``code`` as an operand of a cast or ``.field``: parenthesised unless it is one already
+        (a name, a literal, a call, or a parenthesised expression)."""
+        call = _CALL.match(code)
+        start = call.end() - 1 if call else 0
+        if set(code) <= _SIMPLE or (code[start] == "(" and balanced_outer(code[start:])):
+            return code
+        return f"({code})"
 
     def stored(self, value: Value, node: ast.AST) -> Type:
         """The type ``value`` is stored with (a tuple becomes a struct)."""
@@ -489,7 +497,16 @@ class Expressions:
             count = str(low) if low == high else f"{low} to {high}"
             self.fail(node, f"{entry.name} takes {count} arguments here, got {len(node.args)}")
         args = [self.expr(a) for a in node.args]
+        if entry.name.startswith("numpy.") and all(isinstance(a.type, Scalar) and a.type.weak for a in args):
+            args = [self.strengthen(a) for a in args]  # NumPy takes Python numbers alone as int64, float64
         return getattr(self, f"call_{entry.kind}")(entry, args, node)
+
+    def strengthen(self, value: Value) -> Value:
+        t = materialise(value.type, self.fp64) if value.type is not None else None
+        node = self.analysis.located.node
+        if value.const is None or not isinstance(t, Scalar):
+            return Value(self.convert(value, t, node), t) if t is not None else value
+        return Value(self.literal(value.const, t.dtype, node), t, value.const)
 
     def numbers(self, entry: calls.Function, args: list[Value], node: ast.AST) -> tuple[Scalar, ...]:
         found = []

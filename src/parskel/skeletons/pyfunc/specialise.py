@@ -93,17 +93,17 @@ def extra_type(value: Any, fp64: bool, what: str) -> Type:
         return Pointer(value.dtype)
     if isinstance(value, bool | np.bool_):
         raise DTypeError(f"{what} is a bool, which kernels cannot take as an argument; pass an int")
+    if isinstance(value, np.void):
+        struct_name(value.dtype)  # registered, or a DTypeError that says how
+        return Record(value.dtype)
+    if isinstance(value, np.generic):  # before float: np.float64 is a float too
+        if not supported(value.dtype):
+            raise DTypeError(f"{what} is a {value.dtype} scalar, which kernels do not take")
+        return Scalar(value.dtype)
     if isinstance(value, int):
         return weak_int()
     if isinstance(value, float):
         return weak_float(fp64)
-    if isinstance(value, np.void):
-        struct_name(value.dtype)  # registered, or a DTypeError that says how
-        return Record(value.dtype)
-    if isinstance(value, np.generic):
-        if not supported(value.dtype) or value.dtype == BOOL:
-            raise DTypeError(f"{what} is a {value.dtype} scalar, which kernels do not take")
-        return Scalar(value.dtype)
     raise TypeError(
         f"{what} is a {type(value).__name__}; give a number, a NumPy scalar, a struct record or a container"
     )
@@ -140,88 +140,117 @@ def _c_extras(source: str, skeleton: str, role: str, elements: int) -> tuple[int
 def _first(sk: PythonSkeleton, args: tuple[Any, ...], count: int, names: Sequence[str]) -> list[Container]:
     if len(args) < count:
         raise UserFunctionError(f"{sk.name}: expected {count} input container(s), got {len(args)} argument(s)")
-    return [check_container(a, f"{sk.name}: {n}") for a, n in zip(args, names)]
+    return [a if isinstance(a, Container) else check_container(a, f"{sk.name}: {n}") for a, n in zip(args[:count], names)]
 
 
-# -- one rule per skeleton ---------------------------------------------------------------------
+_INPUT = ("the input",)
+_INPUTS = tuple(f"input {k}" for k in range(64))
+
+
+def _signature(value: Any) -> Hashable:
+    """What decides the type an argument gives, cheap to compute on every call."""
+    if isinstance(value, Container):
+        return (Container, value.dtype)
+    if isinstance(value, np.generic):
+        return value.dtype
+    return type(value)
+
+
+# -- one rule per skeleton: the key of a call's types, and the C sources for them ----------------
 
 
 def _elementwise(sk: PythonSkeleton, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
     count = sk._arguments.get("inputs", 1)
-    inputs = _first(sk, args, count, [f"input {k}" if count > 1 else "the input" for k in range(count)])
+    inputs = _first(sk, args, count, _INPUTS if count > 1 else _INPUT)
     fp64 = inputs[0].device.info.fp64
-    types = tuple(element(c.dtype) for c in inputs) + _extras(sk, args[count:], fp64)
-    return (types, fp64), lambda: {"source": _translate(sk, "source", types, count, fp64)}
+    key = (fp64, *[c.dtype for c in inputs], *map(_signature, args[count:]))
+
+    def sources() -> Sources:
+        types = tuple(element(c.dtype) for c in inputs) + _extras(sk, args[count:], fp64)
+        return {"source": _translate(sk, "source", types, count, fp64)}
+
+    return key, sources
 
 
 def _generate(sk: PythonSkeleton, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
     out = kwargs.get("out")
     dev: Device = out.device if isinstance(out, Container) else select_device(kwargs.get("device"))
     fp64 = dev.info.fp64
-    types = _extras(sk, args[1:], fp64)
-    return (types, fp64), lambda: {"source": _translate(sk, "source", types, 0, fp64)}
+    key = (fp64, *map(_signature, args[1:]))
+    return key, lambda: {"source": _translate(sk, "source", _extras(sk, args[1:], fp64), 0, fp64)}
 
 
 def _operator(sk: PythonSkeleton, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
     (a,) = _first(sk, args, 1, ["the input"])
     fp64 = a.device.info.fp64
-    t = element(a.dtype)
-    types = (t, t) + _extras(sk, args[1:], fp64)
-    return (types, fp64), lambda: {"source": _translate(sk, "source", types, 2, fp64, returns=t)}
-
-
-def _two_stage(sk: PythonSkeleton, first: str, elements: tuple[Type, ...], extra: tuple[Any, ...], fp64: bool) -> Plan:
-    """A per-element function (map, zip) followed by a reduction operator on its results;
-    extra arguments go to the first as many as it takes, the rest to the operator."""
-    fn = sk._functions.get(first)
-    n = len(elements)
-    if fn is not None:
-        k = max(fn.arguments - n, 0)
-    else:
-        k, _ = _c_extras(sk._arguments[first], sk.name, first.split("_")[0], n)
-    head = elements + _extras(sk, extra[:k], fp64)
-    tail = _extras(sk, extra[k:], fp64, first=k)
+    key = (fp64, a.dtype, *map(_signature, args[1:]))
 
     def sources() -> Sources:
+        t = element(a.dtype)
+        types = (t, t) + _extras(sk, args[1:], fp64)
+        return {"source": _translate(sk, "source", types, 2, fp64, returns=t)}
+
+    return key, sources
+
+
+def _two_stage(sk: PythonSkeleton, first: str, inputs: list[Container], extra: tuple[Any, ...]) -> Plan:
+    """A per-element function (map, zip) followed by a reduction operator on its results;
+    extra arguments go to the first as many as it takes, the rest to the operator."""
+    fp64 = inputs[0].device.info.fp64
+    key = (fp64, *[c.dtype for c in inputs], *map(_signature, extra))
+
+    def sources() -> Sources:
+        fn = sk._functions.get(first)
+        n = len(inputs)
+        role = first.split("_")[0]
+        k = max(fn.arguments - n, 0) if fn is not None else _c_extras(sk._arguments[first], sk.name, role, n)[0]
+        head = tuple(element(c.dtype) for c in inputs) + _extras(sk, extra[:k], fp64)
+        tail = _extras(sk, extra[k:], fp64, first=k)
         found: Sources = {}
         if fn is not None:
             found[first] = _translate(sk, first, head, n, fp64)
             returns = fn.translation(head, fp64=fp64).returns
         else:
-            returns = element(_c_extras(sk._arguments[first], sk.name, first.split("_")[0], n)[1])
+            returns = element(_c_extras(sk._arguments[first], sk.name, role, n)[1])
         if "reduce_source" in sk._functions:
             assert returns is not None
             operands = (returns, returns) + tail
             found["reduce_source"] = _translate(sk, "reduce_source", operands, 2, fp64, returns=returns)
         return found
 
-    return (head, tail, fp64), sources
+    return key, sources
 
 
 def _map_reduce(sk: PythonSkeleton, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
-    (a,) = _first(sk, args, 1, ["the input"])
-    fp64 = a.device.info.fp64
-    return _two_stage(sk, "map_source", (element(a.dtype),), args[1:], fp64)
+    return _two_stage(sk, "map_source", _first(sk, args, 1, ["the input"]), args[1:])
 
 
 def _all_pairs(sk: PythonSkeleton, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
-    a, b = _first(sk, args, 2, ["A", "B"])
-    fp64 = a.device.info.fp64
-    return _two_stage(sk, "zip_source", (element(a.dtype), element(b.dtype)), args[2:], fp64)
+    return _two_stage(sk, "zip_source", _first(sk, args, 2, ["A", "B"]), args[2:])
 
 
 def _map_overlap(sk: PythonSkeleton, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
     (a,) = _first(sk, args, 1, ["the input"])
     fp64 = a.device.info.fp64
-    types = (Pointer(a.dtype, "window", a.ndim),) + _extras(sk, args[1:], fp64)
-    return (types, fp64), lambda: {"source": _translate(sk, "source", types, 1, fp64)}
+    key = (fp64, a.dtype, a.ndim, *map(_signature, args[1:]))
+
+    def sources() -> Sources:
+        types = (Pointer(a.dtype, "window", a.ndim),) + _extras(sk, args[1:], fp64)
+        return {"source": _translate(sk, "source", types, 1, fp64)}
+
+    return key, sources
 
 
 def _permute(sk: PythonSkeleton, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
     values, _ = _first(sk, args, 2, ["values", "positions"])
     fp64 = values.device.info.fp64
-    types = (element(values.dtype),) + _extras(sk, args[2:], fp64)
-    return (types, fp64), lambda: {"source": _translate(sk, "source", types, 1, fp64)}
+    key = (fp64, values.dtype, *map(_signature, args[2:]))
+
+    def sources() -> Sources:
+        types = (element(values.dtype),) + _extras(sk, args[2:], fp64)
+        return {"source": _translate(sk, "source", types, 1, fp64)}
+
+    return key, sources
 
 
 RULES: dict[str, Rule] = {

@@ -99,6 +99,9 @@ class FunctionTranslator(Expressions):
         self.returned: Type | None = None
         self.returns_value = self.returns_nothing = False
         self.changed = False
+        # while emitting: the locals assigned so far in the text, and how deep in loops we are
+        self.assigned: set[str] = set()
+        self.loops = 0
         for name in self.param_types:
             self.names(name)
 
@@ -133,6 +136,13 @@ class FunctionTranslator(Expressions):
 
     def var_code(self, name: str) -> str:
         return self.names(name)
+
+    def expr_Name(self, node: ast.Name) -> Value:
+        name = node.id
+        if self.emitting and self.loops == 0 and name in self.analysis.locals and name not in self.assigned:
+            # outside loops the text is the order of execution, so Python would fail here too
+            self.fail(node, f"{name!r} is used before it is assigned")
+        return super().expr_Name(node)
 
     # -- the whole function ----------------------------------------------------------------
 
@@ -236,12 +246,15 @@ class FunctionTranslator(Expressions):
                 self.fail(s, "a bare return in a function that returns values")
             self.returns_nothing = True
             return [self.line(depth, "return;")]
+        value = self.expr(s.value)
+        if value.type is None:  # returns what a call returns: nothing (lambda x: store(out, x))
+            if self.returns_value or self.required is not None or self.declared_return is not None:
+                self.fail(s, "returns the result of a call that returns nothing")
+            self.returns_nothing = True
+            return [self.line(depth, f"{value.code};"), self.line(depth, "return;")]
         if self.returns_nothing:
             self.fail(s, "this function returns a value here and nothing elsewhere")
         self.returns_value = True
-        value = self.expr(s.value)
-        if value.type is None:
-            self.fail(s, "returns the result of a call that returns nothing")
         fixed = self.required or self.declared_return
         if fixed is None:
             t = value.type if not isinstance(value.type, Tuple) else self.stored(value, s)
@@ -382,9 +395,11 @@ class FunctionTranslator(Expressions):
                 self.fail(node, f"{name!r} holds a {describe(t)} here and a {describe(old)} elsewhere")
             new = joined
             if new != old:
+                assert not self.emitting, f"{name}: {old} widened to {new} after inference"
                 self.vars[name], self.changed = new, True
         if not self.emitting:
             return []
+        self.assigned.add(name)
         return [self.line(depth, f"{self.names(name)} = {bare(self.convert(value, new, node))};")]
 
     def unpack(self, target: ast.Tuple, value: Value, node: ast.AST, depth: int) -> list[str]:
@@ -429,9 +444,11 @@ class FunctionTranslator(Expressions):
         return lines
 
     def stmt_While(self, s: ast.While, depth: int) -> list[str]:
+        self.loops += 1
         lines = [self.line(depth, f"while ({bare(self.test(s.test))}) {{")]
         lines += self.block(s.body, depth + 1)
         lines.append(self.line(depth, "}"))
+        self.loops -= 1
         return lines
 
     def stmt_For(self, s: ast.For, depth: int) -> list[str]:
@@ -462,7 +479,7 @@ class FunctionTranslator(Expressions):
         )
         lines: list[str] = []
         counter = self.names(name) if direct else self.names.temporary()
-        counter_t = var_t if direct else Scalar(storage)
+        counter_t = var_t if direct else Scalar(storage, weak=True)
         assert isinstance(counter_t, Scalar)
         if not direct:
             self.temps[counter] = counter_t
@@ -482,9 +499,12 @@ class FunctionTranslator(Expressions):
             increment = f"{counter} += {self.convert(stride, counter_t, s)}"
         init = bare(self.convert(start, counter_t, s))
         lines.append(self.line(depth, f"for ({counter} = {init}; {condition}; {increment}) {{"))
+        self.assigned.add(name)
         if not direct:
             lines += self.assign_name(name, Value(counter, counter_t), s, depth + 1)
+        self.loops += 1
         lines += self.block(s.body, depth + 1)
+        self.loops -= 1
         lines.append(self.line(depth, "}"))
         return lines
 

@@ -151,12 +151,8 @@ def resolve(ufunc: np.ufunc, types: tuple[Scalar, ...], fp64: bool) -> tuple[tup
     if all(t.weak for t in types):
         floats = any(t.kind == "f" for t in types)
         _, out = _resolve(ufunc, tuple(FLOAT64 if t.kind == "f" else INT64 for t in types))
-        if out == BOOL:
-            return tuple(types), Scalar(BOOL)
-        if out.kind == "f" or floats:
-            weak = weak_float(fp64)
-            return tuple(weak for _ in types), weak
-        return tuple(weak_int() for _ in types), weak_int()
+        common = weak_float(fp64) if out.kind == "f" or floats else weak_int()
+        return tuple(common for _ in types), Scalar(BOOL) if out == BOOL else common
     ins, out = _resolve(ufunc, tuple(_operand(t) for t in types))
     return tuple(Scalar(d) for d in ins), Scalar(out)
 
@@ -182,7 +178,7 @@ def join(a: Type, b: Type, fp64: bool) -> Type | None:
 def materialise(t: Type, fp64: bool) -> Type:
     """The type a value is stored with: a weak float as the device's float (its storage)."""
     if isinstance(t, Scalar) and t.weak:
-        return Scalar(t.dtype if t.kind in "iu" else (FLOAT64 if fp64 else FLOAT32))
+        return Scalar(INT64 if t.kind in "iu" else (FLOAT64 if fp64 else FLOAT32))
     return t
 
 
