@@ -112,7 +112,7 @@ def skipping(x):
 
 
 def last_value(x):
-    for k in range(x):
+    for k in range(x):  # noqa: B007 (k is read after the loop)
         pass
     return k if x > 0 else -1
 
@@ -272,7 +272,7 @@ def test_a_python_int_that_does_not_fit_is_refused_like_numpy(device):
 def test_variables_widen_to_every_value_they_hold(device):
     def widen(x):
         s = 0
-        for k in range(3):
+        for _ in range(3):
             s = s + x * 0.5
         t = 1
         t = t / 2
@@ -369,9 +369,7 @@ def test_containers_as_extra_arguments_read_and_written(device):
     assert target.numpy().tolist() == [20, 40, 10, 30]
     lookup = ps.MapArray(lambda p, table, add: table[p] + add)
     assert lookup(positions, values, 1).numpy().tolist() == [31, 11, 41, 21]
-    assert "__global const int *table" in ps.function(lookup._functions["source"].py).source(
-        np.uint32, values, int
-    )
+    assert "__global const int *table" in ps.function(lookup._functions["source"].py).source(np.uint32, values, int)
     assert "__global int *out" in ps.function(permute).source(np.int32, np.uint32, target)
 
 
@@ -493,8 +491,8 @@ def recursive(x):
 
 
 def reads_later(x):
-    y = z + x
-    z = 1
+    y = z + x  # noqa: F821
+    z = 1  # noqa: F841
     return y
 
 
@@ -556,7 +554,7 @@ def test_errors_before_anything_is_built_and_at_construction(device):
 def test_functions_without_source_get_a_clear_error():
     scope: dict = {}
     exec("f = lambda x: x + 1", scope)  # no file to read the source from
-    with pytest.raises(UserFunctionError, match="source of the Python function <lambda> .* is not available"):
+    with pytest.raises(UserFunctionError, match=r"source of the Python function <lambda> .* is not available"):
         ps.Map(scope["f"])
     with pytest.raises(UserFunctionError, match="wrap them"):
         ps.Map(np.sqrt)

@@ -140,15 +140,16 @@ def _c_extras(source: str, skeleton: str, role: str, elements: int) -> tuple[int
 def _first(sk: PythonSkeleton, args: tuple[Any, ...], count: int, names: Sequence[str]) -> list[Container]:
     if len(args) < count:
         raise UserFunctionError(f"{sk.name}: expected {count} input container(s), got {len(args)} argument(s)")
-    return [a if isinstance(a, Container) else check_container(a, f"{sk.name}: {n}") for a, n in zip(args[:count], names)]
+    given = zip(args[:count], names)
+    return [a if isinstance(a, Container) else check_container(a, f"{sk.name}: {n}") for a, n in given]
 
 
 _INPUT = ("the input",)
 _INPUTS = tuple(f"input {k}" for k in range(64))
 
 
-def _signature(value: Any) -> Hashable:
-    """What decides the type an argument gives, cheap to compute on every call."""
+def _signature(value: Any) -> Any:
+    """What decides the type an argument gives (hashable), cheap to compute on every call."""
     if isinstance(value, Container):
         return (Container, value.dtype)
     if isinstance(value, np.generic):
