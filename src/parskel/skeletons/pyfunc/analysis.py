@@ -221,16 +221,20 @@ class _Resolver(ast.NodeVisitor):
         raise self.located.error(node, f"name {name!r} is not defined")
 
     def annotation(self, node: ast.expr) -> Any:
+        """The object an annotation names; ``None`` for ``typing.Any`` and ``object``, which
+        leave the type to inference."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a postponed annotation
             text = node.value
             try:
-                node = ast.parse(text, mode="eval").body
+                parsed = ast.parse(text, mode="eval").body
             except SyntaxError:
                 raise self.located.error(node, f"cannot read the annotation {text!r}") from None
+            ast.increment_lineno(parsed, node.lineno - 1)
+            node = parsed
         value = self._static(node)
         if value is _NOT_STATIC:
             raise self.located.error(node, "an annotation must name a type (np.float32, ps.Index, ...)")
-        return value
+        return None if value is Any or value is object else value
 
     def _static(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Name) and node.id not in self.locals:

@@ -316,7 +316,10 @@ class FunctionTranslator(Expressions):
         if not isinstance(s.target, ast.Name):
             self.fail(s, "only a variable can be annotated")
         name = s.target.id
-        dtype = dtype_of_annotation(self.analysis.outside.get(s.annotation))
+        named = self.analysis.outside.get(s.annotation)
+        if named is None:  # typing.Any: an ordinary assignment
+            return [] if s.value is None else self.assign(s.target, self.expr(s.value), s, depth)
+        dtype = dtype_of_annotation(named)
         if dtype is None:
             self.fail(s, "annotate a variable with a NumPy scalar type, float, int, bool or a struct")
         t = element(dtype)
