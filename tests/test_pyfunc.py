@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from typing import Any
 
 import numpy as np
 import pytest
@@ -435,6 +436,67 @@ def test_helpers_are_translated_per_type_and_shared(device, rng):
     np.testing.assert_array_equal(out.numpy(), x * x)
     both = ps.MapReduce(lambda x: square(x), lambda a, b: a + square(0) + b, identity=0)
     assert both(v) == pytest.approx(float((x.astype(np.float64) ** 2).sum()), rel=1e-4)
+
+
+# -- names, constants, annotations --------------------------------------------------------------
+
+
+def c_words(x):
+    T = x  # a macro of parskel's headers
+    local = T * 2  # a qualifier in OpenCL, respelled for CUDA
+    kernel = local + 1
+    ps_value = kernel  # parskel's prefix
+    float4 = ps_value  # an OpenCL type
+    return float4
+
+
+@given(st.lists(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True), max_size=30))
+def test_c_names_are_unique_valid_and_never_reserved(names):
+    from parskel.skeletons.pyfunc.ctext import Names, reserved
+
+    table = Names()
+    given = [table(n) for n in names]
+    assert len(set(given)) == len(set(names))
+    for name, c in zip(names, given):
+        assert c == table(name) and not reserved(c)
+        assert c.isidentifier() and c.isascii()
+
+
+def test_python_names_that_are_c_words(device):
+    v = ps.Vector(np.arange(5, dtype=np.int32), device=device)
+    assert ps.Map(c_words)(v).numpy().tolist() == [c_words(x) for x in range(5)]
+
+
+def make_scaler(k):
+    return lambda x: x * k
+
+
+def typed(x: Any, s: np.float32) -> np.float32:
+    y: Any = x * s
+    z: np.float64 = y
+    return z
+
+
+def test_closures_annotations_and_devices_without_double(device):
+    v = ps.Vector(np.arange(4, dtype=np.float32), device=device)
+    assert ps.Map(make_scaler(3))(v).numpy().tolist() == [0, 3, 6, 9]
+    if device.info.fp64:
+        assert ps.Map(make_scaler(np.float64(0.5)))(v).dtype == np.float64  # a NumPy scalar is strong
+    got = ps.Map(typed)(v, 1.5)
+    assert got.dtype == np.float32 and got.numpy().tolist() == [0, 1.5, 3, 4.5]
+    # on a device without double precision a Python float is a float32
+    source = ps.function(lambda x, s: x * s).source(np.float32, float, fp64=False)
+    assert "float s" in source and "double" not in source
+
+
+def postponed_annotation(x: not_a_type):  # noqa: F821
+    return x
+
+
+def test_postponed_annotations_keep_their_line():
+    with pytest.raises(UserFunctionError) as info:
+        ps.Map(postponed_annotation)
+    assert _line(postponed_annotation) in str(info.value) and "not_a_type" in str(info.value)
 
 
 # -- caching and the generated source ---------------------------------------------------------------

@@ -4,6 +4,7 @@ constructors (C++ has no compound literals, so tuples are built by small functio
 
 from __future__ import annotations
 
+import itertools
 import keyword
 import math
 import re
@@ -208,12 +209,11 @@ class Names:
         found = self._given.get(name)
         if found is None:
             found = name if re.match(r"^[A-Za-z_]\w*$", name) and name.isascii() else "v"
+            if found.lower().startswith("ps_") or found.startswith("__"):
+                found = "v" + found  # parskel's and the compilers' prefixes, whatever follows
             if reserved(found) or found in self._taken:
-                base, k = f"{found}_", 0
-                found = base
-                while reserved(found) or found in self._taken:
-                    k += 1
-                    found = f"{base}{k}"
+                candidates = itertools.chain([f"{found}_"], (f"v{k}_{found}" for k in itertools.count()))
+                found = next(c for c in candidates if not reserved(c) and c not in self._taken)
             self._given[name] = found
             self._taken.add(found)
         return found
