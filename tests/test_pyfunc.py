@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import parskel as ps
 from parskel.errors import DTypeError, UserFunctionError
 from parskel.skeletons.pyfunc.types import Pointer
+from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build  # the NVRTC library, where it can be loaded
 
 HERE = __file__
 AFFINE = ps.struct("affine", [("a", np.float32), ("b", np.float32)])
@@ -716,24 +717,9 @@ def test_random_expressions_match_numpy(device, rng, tmp_path_factory, program):
 # -- CUDA: generated programs compile with NVRTC ---------------------------------------------------
 
 
-def _nvrtc():
-    try:
-        import cupy_backends.cuda.libs.nvrtc as nvrtc
-
-        nvrtc.getVersion()
-    except Exception as exc:  # no CuPy, or no libnvrtc
-        return None, f"NVRTC unavailable: {type(exc).__name__}: {exc}"
-    return nvrtc, ""
-
-
-NVRTC, NVRTC_WHY = _nvrtc()
-
-
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 def test_generated_programs_compile_with_nvrtc(monkeypatch):
     """Whole programs (template, glue and translated functions) as the CUDA backend compiles them."""
-    from parskel.runtime.cuda import _OPTIONS, cuda_source
-
     dev = ps.device("cpu")
     captured = []
     build = dev.build
@@ -760,14 +746,9 @@ def test_generated_programs_compile_with_nvrtc(monkeypatch):
     ps.Map(lambda x, out, *, i: store(out, i, x))(v, ps.Vector(np.zeros(9, np.float32), device=dev))
     assert len(captured) >= 12
     for source in captured:
-        full = cuda_source(source)
-        program = NVRTC.createProgram(full.text, "kernel.cu", [], [])
-        try:
-            NVRTC.compileProgram(program, [*_OPTIONS, "-arch=compute_90"])
-        except NVRTC.NVRTCError:
-            pytest.fail(str(full.build_error(NVRTC.getProgramLog(program))))
-        log = NVRTC.getProgramLog(program)
+        log, ptx = nvrtc_build(source)
         assert "function.cl" not in log, log  # no warning in translated code (templates may warn)
+        assert ".entry" in ptx
 
 
 def test_the_window_type_is_available_for_inspection():

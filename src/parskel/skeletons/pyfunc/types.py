@@ -120,10 +120,6 @@ def c_name(t: Scalar | Record) -> str:
     return "bool" if t.dtype == BOOL else element_c_type(t.dtype)
 
 
-def is_number(t: Type) -> bool:
-    return isinstance(t, Scalar)
-
-
 def _operand(t: Scalar) -> Any:
     """How ``resolve_dtypes`` is told about an operand: weak ones by their Python type."""
     if t.weak:
