@@ -742,9 +742,13 @@ def test_generated_programs_compile_with_nvrtc(monkeypatch):
     ps.Scan(compose, identity=np.array((1.0, 0.0), AFFINE)[()])(ps.Vector(maps, device=dev))
     ps.MapReduce(lambda x: square(x), lambda a, b: max(a, b), identity=0)(v)
     ps.MapOverlap(lambda w: w[-1] + w[1], radius=1)(v)
+    m = ps.Matrix(np.ones((3, 3), np.float32), device=dev)
+    ps.MapOverlap(lambda w: w[-1, 0] - 4 * w[0, 0] + w[0, 1], radius=1, boundary="mirror")(m)
+    ps.AllPairs(lambda a, b, *, r, c: a * b + r - c, lambda s, t: s + t, identity=0)(m, m)
+    ps.Generate(lambda *, r, c: np.int32(r * 10 + c))((2, 3), device=dev)
     ps.Map(skipping)(v)
     ps.Map(lambda x, out, *, i: store(out, i, x))(v, ps.Vector(np.zeros(9, np.float32), device=dev))
-    assert len(captured) >= 12
+    assert len(captured) >= 15
     for source in captured:
         log, ptx = nvrtc_build(source)
         assert "function.cl" not in log, log  # no warning in translated code (templates may warn)
