@@ -486,8 +486,9 @@ class FunctionTranslator(Expressions):
         assert isinstance(counter_t, Scalar)
         if not direct:
             self.temps[counter] = counter_t
-        bound = self.bound(stop, lines, depth)
-        stride = step if step.const is not None else self.bound(step, lines, depth)
+        nodes = list(s.iter.args)
+        bound = self.bound(stop, nodes[1 if len(nodes) > 1 else 0], s, lines, depth)
+        stride = step if step.const is not None else self.bound(step, nodes[2], s, lines, depth)
         cmp = _compare_type(counter_t, stop)
         if cmp is None:
             self.fail(s.iter, f"range() over {describe(stop.type)} bounds is not supported; convert them")
@@ -511,9 +512,13 @@ class FunctionTranslator(Expressions):
         lines.append(self.line(depth, "}"))
         return lines
 
-    def bound(self, value: Value, lines: list[str], depth: int) -> Value:
-        """A range() argument, evaluated once before the loop as Python does."""
+    def bound(self, value: Value, node: ast.expr, loop: ast.For, lines: list[str], depth: int) -> Value:
+        """A range() argument, evaluated once before the loop as Python does (a variable the
+        loop does not assign is read as it is)."""
         if value.const is not None:
+            return value
+        assert isinstance(loop.target, ast.Name)
+        if isinstance(node, ast.Name) and node.id != loop.target.id and not _assigned_in(loop.body, node.id):
             return value
         assert isinstance(value.type, Scalar)
         held = self.hold(value, self.analysis.located.node)
