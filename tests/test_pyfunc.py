@@ -648,6 +648,18 @@ def test_a_file_read_through_linecache_works(tmp_path, device):
     assert ps.Map(module.g)(v).numpy().tolist() == [-3, -2, -1, 0]
 
 
+def test_a_def_in_a_file_that_is_not_python_as_a_whole(tmp_path, device):
+    """Code run from a text document (a tutorial's code block, run at its own line numbers):
+    the file does not parse, so the block at the ``def`` is read."""
+    page = tmp_path / "tutorial.md"
+    page.write_text("# A tutorial\n\nSome prose.\n\n```python\ndef triple(x):\n    return 3 * x\n```\n")
+    scope: dict = {}
+    exec(compile("\n" * 5 + "def triple(x):\n    return 3 * x\n", str(page), "exec"), scope)
+    v = ps.Vector(np.arange(4, dtype=np.int32), device=device)
+    assert ps.Map(scope["triple"])(v).numpy().tolist() == [0, 3, 6, 9]
+    assert f"/* triple: {page}, line 6 */" in ps.function(scope["triple"]).source(np.int32)
+
+
 # -- properties: random expressions against NumPy ------------------------------------------------
 
 _OPS = ["+", "-", "*", "//", "%", "min", "max", "abs", "where"]
