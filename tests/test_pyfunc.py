@@ -448,7 +448,8 @@ def c_words(x):
     kernel = local + 1
     ps_value = kernel  # parskel's prefix
     float4 = ps_value  # an OpenCL type
-    return float4
+    M_PI = float4 - 1  # a macro of OpenCL C (and of parskel's CUDA header)
+    return M_PI + 1
 
 
 @given(st.lists(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True), max_size=30))
