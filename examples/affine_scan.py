@@ -1,7 +1,9 @@
 """A struct element type and a non-commutative scan: composing affine maps f(x) = a*x + b.
 
 Element i of the inclusive scan is f_i o ... o f_0, the map from the start value to step i of
-the recurrence x_{i+1} = a_i * x_i + b_i, so a whole linear recurrence runs as one Scan.
+the recurrence x_{i+1} = a_i * x_i + b_i, so a whole linear recurrence runs as one Scan. The
+operator is Python: it reads the fields of two structs and returns a tuple, which becomes the
+struct.
 """
 
 import numpy as np
@@ -9,16 +11,14 @@ import numpy as np
 import parskel as ps
 
 affine = ps.struct("affine", [("a", np.float32), ("b", np.float32)])
-compose = ps.Scan(
-    """affine then(affine f, affine g) {   /* g after f: earlier maps on the left */
-           affine r;
-           r.a = g.a * f.a;
-           r.b = g.a * f.b + g.b;
-           return r;
-       }""",
-    identity="(affine){1.0f, 0.0f}",
-    inclusive=True,
-)
+
+
+def then(f, g):
+    """g after f: earlier maps on the left."""
+    return g.a * f.a, g.a * f.b + g.b
+
+
+compose = ps.Scan(then, identity=np.array((1.0, 0.0), affine)[()], inclusive=True)
 
 n = 5000
 rng = np.random.default_rng(3)

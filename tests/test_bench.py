@@ -53,6 +53,10 @@ def test_sweep_of_skeletons_records_every_case(device):
     results = sweep([device], settings, notes)
     families = {r.family for r in results}
     assert families == {"reduce", "skeletons.map", "skeletons.mapreduce", "skeletons.scan"}
+    # each skeleton with C user functions and with the same ones in Python, both checked
+    measured = {(r.family, r.subject) for r in results if r.kind == "variant" and r.status == "ok"}
+    for family, name in [("reduce", "reduce"), ("skeletons.map", "map"), ("skeletons.scan", "scan")]:
+        assert {(family, f"skeleton_{name}"), (family, f"skeleton_{name}_python")} <= measured
     for r in results:
         if r.kind == "peer":
             assert r.status == "ok"

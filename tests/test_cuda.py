@@ -76,26 +76,28 @@ def test_kernel_builds_with_nvrtc(path: str, defines: dict) -> None:
 def nvrtc_ptx(path: str, defines: dict) -> str:
     """The PTX that NVRTC makes of a kernel file through common/cuda.h; the test fails with the
     compiler's message if it cannot build, or if it warns."""
-    source = cuda_source(Source.load(path), defines)
-    program = NVRTC.createProgram(source.text, "kernel.cu", [], [])
+    log, ptx = nvrtc_build(Source.load(path), defines)
+    assert log.strip() == ""
+    return ptx
+
+
+def nvrtc_build(source: Source, defines: dict | None = None) -> tuple[str, str]:
+    """The compiler's log and the PTX of ``source`` built as the CUDA backend builds it; the test
+    fails with the compiler's message, quoting the source lines, if it cannot build."""
+    full = cuda_source(source, defines)
+    program = NVRTC.createProgram(full.text, "kernel.cu", [], [])
     try:
         NVRTC.compileProgram(program, [*_OPTIONS, "-arch=compute_90"])
     except NVRTC.NVRTCError:
-        pytest.fail(str(source.build_error(NVRTC.getProgramLog(program))))
-    assert NVRTC.getProgramLog(program).strip() == ""
-    return str(NVRTC.getPTX(program).decode())
+        pytest.fail(str(full.build_error(NVRTC.getProgramLog(program))))
+    return str(NVRTC.getProgramLog(program)), str(NVRTC.getPTX(program).decode())
 
 
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 def test_bare_qualifiers_are_respelled_for_nvrtc() -> None:
     text = "__kernel void k(global float *x, constant float *c) { local float s[4]; s[0] = c[0]; x[0] = s[0]; }\n"
-    source = cuda_source(Source.compose([("bare.cl", text)]))
-    program = NVRTC.createProgram(source.text, "kernel.cu", [], [])
-    try:
-        NVRTC.compileProgram(program, [*_OPTIONS, "-arch=compute_90"])
-    except NVRTC.NVRTCError:
-        pytest.fail(str(source.build_error(NVRTC.getProgramLog(program))))
-    assert ".entry k" in NVRTC.getPTX(program).decode()
+    _, ptx = nvrtc_build(Source.compose([("bare.cl", text)]))
+    assert ".entry k" in ptx
 
 
 def test_build_errors_point_at_the_file_as_written_with_nvrtc_logs() -> None:

@@ -1,15 +1,24 @@
-"""The README's Python example runs as written."""
+"""The Python examples of the README and of docs/python_functions.md run as written."""
 
 from __future__ import annotations
 
+import linecache
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", ROOT / "docs" / "python_functions.md"]
 
 
-def test_readme_python_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
-    assert blocks, "the README has a Python example"
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), {})
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_python_examples_run(page: Path) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+    assert blocks, f"{page.name} has a Python example"
+    scope: dict = {}  # the blocks of a page run in order, as a reader would run them
+    for k, block in enumerate(blocks):
+        # registered like a notebook cell, so that user functions' source can be read back
+        name = f"<{page.name}, example {k + 1}>"
+        linecache.cache[name] = (len(block), None, block.splitlines(keepends=True), name)
+        exec(compile(block, name, "exec"), scope)

@@ -10,18 +10,35 @@ from ._version import __version__
 from .algorithms import matmul, saxpy, scan, sort, vector_add, work_item_mapping
 from .containers import Matrix, Vector, struct
 from .runtime import Device, Timing, device, devices, round_to_multiple, round_to_power_of_two, using
-from .skeletons import AllPairs, Gather, Generate, Map, MapArray, MapOverlap, MapReduce, Reduce, Scan, Scatter, Zip
+from .skeletons import (
+    AllPairs,
+    Gather,
+    Generate,
+    Index,
+    Map,
+    MapArray,
+    MapOverlap,
+    MapReduce,
+    PyFunction,
+    Reduce,
+    Scan,
+    Scatter,
+    Zip,
+    function,
+)
 
 __all__ = [
     "AllPairs",
     "Device",
     "Gather",
     "Generate",
+    "Index",
     "Map",
     "MapArray",
     "MapOverlap",
     "MapReduce",
     "Matrix",
+    "PyFunction",
     "Reduce",
     "Scan",
     "Scatter",
@@ -32,6 +49,7 @@ __all__ = [
     "device",
     "devices",
     "errors",
+    "function",
     "matmul",
     "round_to_multiple",
     "round_to_power_of_two",

@@ -73,6 +73,15 @@ _FADD = "float add(float a, float b) { return a + b; }"
 _IADD = "int add(int a, int b) { return a + b; }"
 
 
+# the same user functions in Python, translated by the skeleton: timed beside the C ones
+def _square(x: Any) -> Any:
+    return x * x
+
+
+def _add(a: Any, b: Any) -> Any:
+    return a + b
+
+
 def _skeleton(
     device: Device, make: Callable[[Any], Any], apply: Callable[[Any, Any, np.ndarray], Any]
 ) -> Callable[[Inputs], tuple[Any, Timing]]:
@@ -96,15 +105,31 @@ def _scan_values(ps: Any, skeleton: Any, x: np.ndarray) -> np.ndarray:
     return values.numpy()
 
 
-_SKELETONS: dict[str, tuple[str, Callable[[Any], Any], Callable[[Any, Any, np.ndarray], Any]]] = {
-    "reduce": ("Reduce", lambda ps: ps.Reduce(_FADD, identity=0), lambda ps, s, x: s(ps.Vector(x, copy=False))),
-    "skeletons.map": ("Map", lambda ps: ps.Map(_SQUARE), lambda ps, s, x: s(ps.Vector(x, copy=False)).numpy()),
+def _reduced(ps: Any, s: Any, x: np.ndarray) -> Any:
+    return s(ps.Vector(x, copy=False))
+
+
+def _mapped(ps: Any, s: Any, x: np.ndarray) -> Any:
+    return s(ps.Vector(x, copy=False)).numpy()
+
+
+Make = Callable[[Any], Any]
+# family: (skeleton, made with C user functions, made with Python ones, how it is called)
+_SKELETONS: dict[str, tuple[str, Make, Make, Callable[[Any, Any, np.ndarray], Any]]] = {
+    "reduce": ("Reduce", lambda ps: ps.Reduce(_FADD, identity=0), lambda ps: ps.Reduce(_add, identity=0), _reduced),
+    "skeletons.map": ("Map", lambda ps: ps.Map(_SQUARE), lambda ps: ps.Map(_square), _mapped),
     "skeletons.mapreduce": (
         "MapReduce",
         lambda ps: ps.MapReduce(_SQUARE, _FADD, identity=0),
-        lambda ps, s, x: s(ps.Vector(x, copy=False)),
+        lambda ps: ps.MapReduce(_square, _add, identity=0),
+        _reduced,
     ),
-    "skeletons.scan": ("Scan", lambda ps: ps.Scan(_IADD, identity=0, inclusive=False), _scan_values),
+    "skeletons.scan": (
+        "Scan",
+        lambda ps: ps.Scan(_IADD, identity=0, inclusive=False),
+        lambda ps: ps.Scan(_add, identity=0, inclusive=False),
+        _scan_values,
+    ),
 }
 
 
@@ -113,7 +138,8 @@ def variant_names(family: str) -> list[str]:
     from ..algorithms import registry
 
     if family in _SKELETONS:
-        return [f"skeleton_{_SKELETONS[family][0].lower()}"]
+        name = f"skeleton_{_SKELETONS[family][0].lower()}"
+        return [name, f"{name}_python"]
     try:
         return [v.name for v in registry.variants(family)]
     except VariantError:
@@ -121,16 +147,28 @@ def variant_names(family: str) -> list[str]:
 
 
 def skeleton_subjects(family: str, device: Device, wanted: set[str] | None, notes: list[str]) -> list[Subject]:
-    """The skeleton timed by ``family`` on ``device``, or a note when parskel has none yet."""
+    """The skeleton timed by ``family`` on ``device``, with C user functions (``skeleton_map``)
+    and with the same ones in Python (``skeleton_map_python``), or a note when parskel has none."""
     if family not in _SKELETONS:
         return []
     import parskel as ps
 
-    api, make, apply = _SKELETONS[family]
-    name = f"skeleton_{api.lower()}"
-    if wanted is not None and name not in wanted:
-        return []
+    api, make_c, make_python, apply = _SKELETONS[family]
     if not (hasattr(ps, api) and hasattr(ps, "Vector")):
         notes.append(f"{family}: parskel.{api} or parskel.Vector does not exist yet; skeleton not measured")
         return []
-    return [Subject(family, name, "variant", device.id, _skeleton(device, make, apply), default_at=lambda size: True)]
+    name = f"skeleton_{api.lower()}"
+    subjects = []
+    for shown, make, default in ((name, make_c, _always), (f"{name}_python", make_python, _never)):
+        if wanted is None or shown in wanted:
+            call = _skeleton(device, make, apply)
+            subjects.append(Subject(family, shown, "variant", device.id, call, default_at=default))
+    return subjects
+
+
+def _always(size: int) -> bool:
+    return True
+
+
+def _never(size: int) -> bool:
+    return False

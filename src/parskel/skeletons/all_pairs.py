@@ -18,7 +18,7 @@ from .base import Skeleton
 from .identity import identity_buffer, identity_glue
 from .program import build, check_size, group_size
 from .reduce import operator
-from .userfn import UserFunction
+from .userfn import UserFunction, UserSource
 
 TEMPLATE = "skeletons/all_pairs.cl"
 
@@ -34,12 +34,16 @@ class AllPairs(Skeleton):
     """``AllPairs(zip, reduce, identity)(A, B, *extra)``: the Matrix
     ``C[i, j] = reduce(... reduce(identity, zip(A[i, 0], B[0, j])) ..., zip(A[i, k-1], B[k-1, j]))``.
 
-    ``zip`` may declare up to three ``ps_index`` parameters (row, column, and l). Extra
+    ``zip`` may declare up to three index parameters (row, column, and l). Extra
     arguments go to ``zip`` first, the rest to ``reduce``.
 
+    >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> matmul = ps.AllPairs(lambda a, b: a * b, lambda x, y: x + y, identity=0)
+    >>> matmul(ps.Matrix(a), ps.Matrix(a.T.copy())).numpy()
+    array([[ 5., 14.],
+           [14., 50.]], dtype=float32)
     >>> matmul = ps.AllPairs("float mul(float a, float b) { return a * b; }",
     ...                      "float add(float x, float y) { return x + y; }", identity=0)
-    >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
     >>> matmul(ps.Matrix(a), ps.Matrix(a.T.copy())).numpy()
     array([[ 5., 14.],
            [14., 50.]], dtype=float32)
@@ -47,7 +51,7 @@ class AllPairs(Skeleton):
 
     name = "AllPairs"
 
-    def __init__(self, zip_source: str, reduce_source: str, identity: Any = 0) -> None:
+    def __init__(self, zip_source: UserSource, reduce_source: UserSource, identity: Any = 0) -> None:
         super().__init__()
         self.zip = UserFunction(zip_source, self.name, "zip", 2)
         self.zip.check_indices(3)

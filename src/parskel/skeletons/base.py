@@ -14,9 +14,21 @@ P = TypeVar("P")
 
 
 class Skeleton:
-    """Base of the skeleton classes: built once from user functions, callable many times."""
+    """Base of the skeleton classes: built once from user functions, callable many times.
+
+    Given Python functions instead of C source, a skeleton class makes an instance of its
+    subclass from ``pyfunc.specialise``, which translates them per call types and runs an
+    instance built from the C.
+    """
 
     name = "Skeleton"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        from .pyfunc.specialise import PythonSkeleton, is_python_source, python_class
+
+        if not issubclass(cls, PythonSkeleton) and any(map(is_python_source, (*args, *kwargs.values()))):
+            cls = python_class(cls)
+        return super().__new__(cls)
 
     def __init__(self) -> None:
         self._plans: dict[Hashable, Any] = {}

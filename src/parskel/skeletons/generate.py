@@ -12,14 +12,18 @@ from ..errors import ShapeError, UserFunctionError
 from ..runtime import Device
 from ..runtime import device as select_device
 from .map import Elementwise
+from .userfn import UserSource
 
 
 class Generate(Elementwise):
     """``Generate(f)(shape, *extra)``: ``f(index..., *extra)`` for every position.
 
-    An int shape gives a Vector (one ``ps_index``), a pair a Matrix (row and column, or the
-    flat index if ``f`` declares one ``ps_index``).
+    An int shape gives a Vector (one index parameter), a pair a Matrix (row and column, or the
+    flat index if ``f`` declares one). In Python, index parameters are keyword-only or
+    annotated ``ps.Index``; in C they are typed ``ps_index``.
 
+    >>> ps.Generate(lambda *, i: np.float32(i) * 0.5)(4).numpy()
+    array([0. , 0.5, 1. , 1.5], dtype=float32)
     >>> ramp = ps.Generate("float f(ps_index i) { return 0.5f * i; }")
     >>> ramp(4).numpy()
     array([0. , 0.5, 1. , 1.5], dtype=float32)
@@ -27,7 +31,7 @@ class Generate(Elementwise):
 
     name = "Generate"
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: UserSource) -> None:
         super().__init__(source, 0)
         if self._void:
             raise UserFunctionError("Generate: the user function must return the element it generates")

@@ -15,7 +15,7 @@ from ..runtime.traits import grid_stride_groups
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
 from .program import build, check_size, group_size
-from .userfn import UserFunction, dtype_of
+from .userfn import UserFunction, UserSource, dtype_of
 
 TEMPLATE = "skeletons/map.cl"
 
@@ -31,7 +31,7 @@ class Elementwise(Skeleton):
     """Elements in a grid-stride loop over work-groups that fill the device; ``inputs``
     element parameters come first."""
 
-    def __init__(self, source: str, inputs: int) -> None:
+    def __init__(self, source: UserSource, inputs: int) -> None:
         super().__init__()
         self.inputs = inputs
         self.fn = UserFunction(source, self.name, "user", inputs)
@@ -98,17 +98,20 @@ class Elementwise(Skeleton):
 class Map(Elementwise):
     """``Map(f)(a, *extra)``: ``f(a[i], [index], *extra)`` for every element, a new container.
 
-    The result type is the return type of ``f``; a ``void`` function writes only through its
+    ``f`` is a Python function (translated for the types of each call) or OpenCL C source. The
+    result type is what ``f`` returns; a function that returns nothing writes only through its
     container extras. ``out=`` writes into an existing container (it may be ``a``).
 
-    >>> square = ps.Map("float f(float x) { return x * x; }")
+    >>> square = ps.Map(lambda x: x * x)
     >>> square(ps.Vector(np.arange(4, dtype=np.float32))).numpy()
+    array([0., 1., 4., 9.], dtype=float32)
+    >>> ps.Map("float f(float x) { return x * x; }")(ps.Vector(np.arange(4, dtype=np.float32))).numpy()
     array([0., 1., 4., 9.], dtype=float32)
     """
 
     name = "Map"
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: UserSource) -> None:
         super().__init__(source, 1)
 
     def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> Container | None:

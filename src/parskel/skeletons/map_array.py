@@ -8,21 +8,25 @@ from typing import Any
 from ..containers.base import Container
 from ..errors import UserFunctionError
 from .map import Elementwise
+from .userfn import UserSource
 
 
 class MapArray(Elementwise):
     """``MapArray(f)(a, b, *extra)``: ``f(a[i], b, [index], *extra)`` with ``b`` a ``__global``
     pointer to the whole of container ``b``.
 
-    >>> permute = ps.MapArray("float f(uint p, __global const float *src) { return src[p]; }")
     >>> src = ps.Vector(np.array([1.5, 2.5, 3.5], np.float32))
-    >>> permute(ps.Vector(np.array([2, 2, 0], np.uint32)), src).numpy()
+    >>> positions = ps.Vector(np.array([2, 2, 0], np.uint32))
+    >>> ps.MapArray(lambda p, src: src[p])(positions, src).numpy()
+    array([3.5, 3.5, 1.5], dtype=float32)
+    >>> permute = ps.MapArray("float f(uint p, __global const float *src) { return src[p]; }")
+    >>> permute(positions, src).numpy()
     array([3.5, 3.5, 1.5], dtype=float32)
     """
 
     name = "MapArray"
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: UserSource) -> None:
         super().__init__(source, 1)
         if not self.fn.extras or not self.fn.extras[0].pointer:
             raise UserFunctionError(

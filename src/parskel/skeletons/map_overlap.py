@@ -15,7 +15,7 @@ from ..runtime import Buffer, Device, Kernel, round_to_multiple
 from .arguments import as_buffer_value, bind_extras, mark_written
 from .base import Skeleton
 from .program import build, check_size, group_size
-from .userfn import UserFunction, dtype_of
+from .userfn import UserFunction, UserSource, dtype_of
 
 TEMPLATE = "skeletons/map_overlap.cl"
 Boundary = Literal["neutral", "clamp", "wrap", "mirror"]
@@ -33,12 +33,16 @@ class _Plan:
 class MapOverlap(Skeleton):
     """``MapOverlap(f, radius, boundary="neutral", neutral=0)(a, *extra)``.
 
-    ``f``'s first parameter is a pointer to the element's window: on a Vector ``x[k]`` for
-    ``-radius <= k <= radius``; on a Matrix ``ps_get(x, dr, dc)``. Outside the container the
+    ``f``'s first parameter is the element's window: on a Vector ``x[k]`` for
+    ``-radius <= k <= radius``; on a Matrix ``x[dr, dc]`` in Python, ``ps_get(x, dr, dc)`` in C
+    (where the window is a pointer, ``const float *x``). Outside the container the
     window holds ``neutral`` (boundary ``"neutral"``), the nearest element (``"clamp"``), the
     element from the other end (``"wrap"``) or its mirror image about the edge (``"mirror"``,
     NumPy's ``reflect``).
 
+    >>> blur = ps.MapOverlap(lambda x: (x[-1] + x[0] + x[1]) / 3, radius=1, boundary="clamp")
+    >>> blur(ps.Vector(np.array([3, 0, 0, 6], np.float32))).numpy()
+    array([2., 1., 2., 4.], dtype=float32)
     >>> blur = ps.MapOverlap("float f(const float *x) { return (x[-1] + x[0] + x[1]) / 3; }",
     ...                      radius=1, boundary="clamp")
     >>> blur(ps.Vector(np.array([3, 0, 0, 6], np.float32))).numpy()
@@ -47,7 +51,7 @@ class MapOverlap(Skeleton):
 
     name = "MapOverlap"
 
-    def __init__(self, source: str, radius: int = 1, boundary: Boundary = "neutral", neutral: Any = 0) -> None:
+    def __init__(self, source: UserSource, radius: int = 1, boundary: Boundary = "neutral", neutral: Any = 0) -> None:
         super().__init__()
         if boundary not in BOUNDARIES:
             raise UserFunctionError(f"MapOverlap: boundary must be one of {BOUNDARIES}, got {boundary!r}")

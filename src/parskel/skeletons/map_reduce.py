@@ -7,7 +7,7 @@ from typing import Any
 
 from ..containers.base import Container
 from .reduce import Reduction
-from .userfn import UserFunction
+from .userfn import UserFunction, UserSource
 
 
 class MapReduce(Reduction):
@@ -15,6 +15,9 @@ class MapReduce(Reduction):
 
     Extra arguments go to ``f`` first (as many as it declares), the rest to ``op``.
 
+    >>> sumsq = ps.MapReduce(lambda x: x * x, lambda a, b: a + b, identity=0)
+    >>> sumsq(ps.Vector(np.arange(4, dtype=np.float32)))
+    np.float32(14.0)
     >>> sumsq = ps.MapReduce("float f(float x) { return x * x; }",
     ...                      "float add(float a, float b) { return a + b; }", identity=0)
     >>> sumsq(ps.Vector(np.arange(4, dtype=np.float32)))
@@ -23,7 +26,7 @@ class MapReduce(Reduction):
 
     name = "MapReduce"
 
-    def __init__(self, map_source: str, reduce_source: str, identity: Any = 0) -> None:
+    def __init__(self, map_source: UserSource, reduce_source: UserSource, identity: Any = 0) -> None:
         mapper = UserFunction(map_source, self.name, "map", 1)
         super().__init__(reduce_source, identity, mapper)
 

@@ -18,12 +18,12 @@ from .arguments import bind_extras, check_container, mark_written
 from .base import Skeleton
 from .identity import identity_buffer, identity_glue
 from .program import build, build_grouped, build_warped, check_size
-from .userfn import UserFunction, dtype_of
+from .userfn import UserFunction, UserSource, dtype_of
 
 TEMPLATE = "skeletons/reduce.cl"
 
 
-def operator(source: str, skeleton: str, role: str = "reduce") -> tuple[UserFunction, np.dtype]:
+def operator(source: UserSource, skeleton: str, role: str = "reduce") -> tuple[UserFunction, np.dtype]:
     """Parse a binary operator ``T op(T a, T b)``; returns it with T's dtype."""
     fn = UserFunction(source, skeleton, role, 2)
     t = fn.return_type
@@ -64,7 +64,7 @@ def load_shape(dtype: np.dtype, aligned_16: bool) -> tuple[int, int]:
 class Reduction(Skeleton):
     """One-pass reduction of a (possibly mapped) input; Reduce and MapReduce configure it."""
 
-    def __init__(self, op_source: str, identity: Any, mapper: UserFunction | None = None) -> None:
+    def __init__(self, op_source: UserSource, identity: Any, mapper: UserFunction | None = None) -> None:
         super().__init__()
         self.op, self.dtype = operator(op_source, self.name)
         self.identity = identity
@@ -182,19 +182,23 @@ class Reduction(Skeleton):
 class Reduce(Reduction):
     """``Reduce(op, identity)(a, *extra)``: the reduction of all elements with ``op``.
 
-    ``op`` is ``T op(T a, T b)``, associative (not necessarily commutative); ``identity`` its
+    ``op`` is ``T op(T a, T b)`` (a Python ``op`` gets and returns the input's type T),
+    associative (not necessarily commutative); ``identity`` its
     neutral element, as a value (a number, a record for a struct) or as C source (``"(affine){1, 0}"``).
     Returns a NumPy scalar (a ``np.void`` record for structs); ``out=`` a one-element Vector
     keeps the result on the device.
 
+    >>> v = ps.Vector(np.arange(100, dtype=np.float32))
+    >>> ps.Reduce(lambda a, b: max(a, b), identity=-np.inf)(v)
+    np.float32(99.0)
     >>> total = ps.Reduce("float add(float a, float b) { return a + b; }", identity=0)
-    >>> total(ps.Vector(np.arange(100, dtype=np.float32)))
+    >>> total(v)
     np.float32(4950.0)
     """
 
     name = "Reduce"
 
-    def __init__(self, source: str, identity: Any = 0) -> None:
+    def __init__(self, source: UserSource, identity: Any = 0) -> None:
         super().__init__(source, identity)
 
     def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> Any:

@@ -17,6 +17,7 @@ from .base import Skeleton
 from .identity import identity_buffer, identity_glue
 from .program import build, build_grouped, build_warped, check_size
 from .reduce import extra_args, load_shape, operator
+from .userfn import UserSource
 
 TEMPLATE = "skeletons/scan.cl"
 
@@ -37,15 +38,18 @@ class Scan(Skeleton):
     combination of all elements, a NumPy scalar (or record). One launch: each work-group scans
     a tile and finds its offset by a decoupled look-back (``kernels/scan/single_pass.h``).
 
-    >>> prefix = ps.Scan("int add(int a, int b) { return a + b; }", identity=0)
+    >>> prefix = ps.Scan(lambda a, b: a + b, identity=0)
     >>> positions, count = prefix(ps.Vector(np.array([1, 0, 1, 1], np.int32)))
     >>> positions.numpy(), count
     (array([0, 1, 1, 2], dtype=int32), np.int32(3))
+    >>> ps.Scan("int add(int a, int b) { return a + b; }", identity=0, inclusive=True)(
+    ...     ps.Vector(np.array([1, 0, 1, 1], np.int32)))[0].numpy()
+    array([1, 1, 2, 3], dtype=int32)
     """
 
     name = "Scan"
 
-    def __init__(self, source: str, identity: Any = 0, *, inclusive: bool = False) -> None:
+    def __init__(self, source: UserSource, identity: Any = 0, *, inclusive: bool = False) -> None:
         super().__init__()
         self.op, self.dtype = operator(source, self.name)
         self.identity = identity

@@ -16,7 +16,7 @@ from ..runtime import Device, Kernel, round_to_multiple
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
 from .program import build, check_size, group_size
-from .userfn import UserFunction, dtype_of
+from .userfn import UserFunction, UserSource, dtype_of
 
 TEMPLATE = "skeletons/scatter.cl"
 
@@ -31,7 +31,7 @@ class _Plan:
 class _Permute(Skeleton):
     kernel_name = ""
 
-    def __init__(self, source: str | None = None) -> None:
+    def __init__(self, source: UserSource | None = None) -> None:
         super().__init__()
         self.fn = None if source is None else UserFunction(source, self.name, "user", 1)
         if self.fn is not None:
@@ -111,6 +111,8 @@ class Scatter(_Permute):
     >>> values = ps.Vector(np.array([10, 20, 30], np.int32))
     >>> ps.Scatter()(values, ps.Vector(np.array([2, 0, 1], np.uint32))).numpy()
     array([20, 30, 10], dtype=int32)
+    >>> ps.Scatter(lambda x: x + 1)(values, ps.Vector(np.array([2, 0, 1], np.uint32))).numpy()
+    array([21, 31, 11], dtype=int32)
     """
 
     name = "Scatter"

@@ -1,6 +1,7 @@
 """User functions: parsing their signatures and calling them from generated kernels.
 
-A user function is OpenCL C source whose *last* top-level function is the one the skeleton
+A user function is OpenCL C source (Python functions become such source through ``pyfunc``)
+whose *last* top-level function is the one the skeleton
 calls (helpers may come before it; its name is free). Its parameters are, in order, the
 skeleton's element parameters, then any mix of
 
@@ -17,8 +18,9 @@ functions of one skeleton may both be called ``f``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +29,8 @@ from ..errors import DTypeError, UserFunctionError
 from ..runtime.cltypes import scalar_types
 
 INDEX_TYPE = "ps_index"
+# what a skeleton takes as a user function: OpenCL C source, or a Python function to translate
+UserSource = str | Callable[..., Any]
 _QUALIFIERS = {
     "const",
     "volatile",
@@ -109,7 +113,7 @@ def _parse_param(text: str, where: str) -> Param:
     )
 
 
-def parse_signature(source: str, where: str) -> Signature:
+def parse_signature(source: UserSource, where: str) -> Signature:
     """The signature of the last top-level function in ``source``."""
     if not isinstance(source, str) or not source.strip():
         raise UserFunctionError(f"{where}: expected the user function as OpenCL C source text")
@@ -142,12 +146,13 @@ def dtype_of(ctype: str, where: str) -> np.dtype:
 class UserFunction:
     """A parsed user function with its role in a skeleton (``map``, ``reduce``, ...)."""
 
-    def __init__(self, source: str, skeleton: str, role: str, elements: int) -> None:
-        self.source = source
+    def __init__(self, source: UserSource, skeleton: str, role: str, elements: int) -> None:
         self.skeleton = skeleton
         self.role = role
         self.where = f"{skeleton}: user function"
         self.signature = parse_signature(source, self.where)
+        assert isinstance(source, str)  # parse_signature refuses anything else
+        self.source = source
         params = self.signature.params
         if len(params) < elements:
             raise UserFunctionError(

@@ -8,20 +8,23 @@ from typing import Any
 from ..containers.base import Container
 from ..errors import UserFunctionError
 from .map import Elementwise
+from .userfn import UserSource
 
 
 class Zip(Elementwise):
     """``Zip(g, inputs=2)(a, b, ..., *extra)``: ``g(a[i], b[i], ..., [index], *extra)``.
 
+    >>> x, y = ps.Vector(np.ones(3, np.float32)), ps.Vector(np.arange(3, dtype=np.float32))
+    >>> ps.Zip(lambda x, y, s: s * x + y)(x, y, 2.0).numpy()
+    array([2., 3., 4.], dtype=float32)
     >>> axpy = ps.Zip("float f(float x, int y, float s) { return s * x + y; }")
-    >>> x, y = ps.Vector(np.ones(3, np.float32)), ps.Vector(np.arange(3, dtype=np.int32))
-    >>> axpy(x, y, 2.0).numpy()
+    >>> axpy(x, ps.Vector(np.arange(3, dtype=np.int32)), 2.0).numpy()
     array([2., 3., 4.], dtype=float32)
     """
 
     name = "Zip"
 
-    def __init__(self, source: str, inputs: int = 2) -> None:
+    def __init__(self, source: UserSource, inputs: int = 2) -> None:
         if inputs < 2:
             raise UserFunctionError(f"Zip combines two or more inputs, not {inputs}; use Map for one")
         super().__init__(source, inputs)
