@@ -314,6 +314,7 @@ def test_study_command_stores_checks_and_reports(tmp_path, device, capsys):
     page = (report / "index.html").read_text()
     assert "padding" in page and "Findings" in page and (report / "crc-5000.png").exists()
     assert "| Padding the data" in (report / "findings.md").read_text()
+    assert (report / f"findings-{device.id.replace(':', '-')}.md").exists()
     assert main(["study", "--redraw", "--out", str(tmp_path)]) == 0
     assert main(["report", "--out", str(tmp_path)]) == 2  # the bench report leaves study runs alone
     assert "no bench runs" in capsys.readouterr().err

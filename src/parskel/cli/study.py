@@ -22,7 +22,7 @@ EPILOG = """examples:
   parskel study --quick                           every kernel at small sizes on the default device
   parskel study crc needle --device pocl          two kernels on the PoCL CPU
   parskel study lud --variants granularity,vectorization --device cuda:0 --device opencl:nvidia
-  parskel study --full --reps 3 --device cuda:0,opencl:nvidia,pocl --budget 10 --time-limit 360 --out h200
+  parskel study --full --device cuda:0,opencl:nvidia,pocl --budget 10 --time-limit 330 --out h200
   parskel study --sizes crc=2^20..2^24:4 crc      the crc study at 1, 4 and 16 MiB
   parskel study --list                            the kernels, their variants and the seed's sections
   parskel study --redraw --out h200 --run 1 --run 2    one report of two stored runs

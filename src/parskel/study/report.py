@@ -58,12 +58,16 @@ def gather(store: Store, run_ids: Sequence[int] | None) -> tuple[list[Run], list
 
 
 def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = None) -> Path:
-    """Write ``out/index.html`` with its charts, ``results.csv`` and ``findings.md``."""
+    """Write ``out/index.html`` with its charts, ``results.csv`` and the findings in Markdown:
+    ``findings.md`` (a column per device) and ``findings-<device>.md`` (one device each)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     runs, results, devices = gather(store, run_ids)
     verdicts = findings.evaluate(results, devices)
     (folder / "findings.md").write_text(findings.markdown(verdicts, devices), encoding="utf-8")
+    for device in devices:
+        one = findings.markdown(verdicts, [device])
+        (folder / f"findings-{slug(device.id)}.md").write_text(one, encoding="utf-8")
     body = [
         "<h1>The optimization study of seed 002</h1>",
         f"<p>Runs {', '.join(str(r.id) for r in runs)} from {escape(store.path)}. Kernel times come from "
@@ -160,7 +164,8 @@ def _cell(results: Sequence[Result], found: Result | None, baseline: str) -> str
     if found.status != "ok":
         return found.status
     ratio = _speedup(results, found, baseline)
-    return seconds(found.kernel) + ("" if ratio is None else f" ({ratio:.2f}x)")
+    mark = "*" if found.unstable else ""
+    return seconds(found.kernel) + mark + ("" if ratio is None else f" ({ratio:.2f}x)")
 
 
 def _note(r: Result) -> str:
@@ -185,7 +190,10 @@ def _study_section(folder: Path, name: str, results: Sequence[Result], devices: 
         + [_cell(results, _kernel(results, subject, params, d, s), study.baseline) for s in sizes for d in here]
         for subject, params in _points(results)
     ]
-    parts.append("<p>Kernel time, median, and the speedup over the baseline on the same device and size:</p>")
+    parts.append(
+        "<p>Kernel time, median, and the speedup over the baseline on the same device and size; "
+        "* marks a median more than 25 % above the fastest repetition (a busy machine).</p>"
+    )
     parts.append(table(header, rows, numeric=set(range(2, len(header)))))
     unusual = sorted({_note(r) for r in results if r.status != "ok"})
     if unusual:
