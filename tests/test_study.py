@@ -4,7 +4,6 @@ synthetic timings; the command. The NVRTC build of every study kernel is in test
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 from collections import deque
@@ -156,22 +155,28 @@ def test_every_variant_names_its_seed_section_and_the_baseline_comes_first():
 # skipped with the reason, not a crash --------------------------------------------------------
 
 
-def _limited(device, **limits):
-    """The device with smaller limits, as a smaller device would report them."""
-    smaller = copy.copy(device)
-    smaller.info = dataclasses.replace(device.info, **limits)
-    return smaller
-
-
-def test_what_a_device_cannot_hold_is_skipped_with_the_reason(device):
-    small = _limited(device, max_work_group_size=256, max_alloc_bytes=1 << 15)
+def test_what_a_device_cannot_hold_is_skipped_with_the_reason(device, monkeypatch):
+    # the device reports the limits of a smaller one for the length of the test
+    smaller = dataclasses.replace(device.info, max_work_group_size=256, max_alloc_bytes=1 << 15)
+    monkeypatch.setattr(device, "info", smaller)
     settings = default_settings(["srad", "crc"], sizes={"srad": (20,), "crc": (1 << 16,)}, reps=1)
-    results = run([small], settings)
+    results = run([device], settings)
     by = {(r.family, r.subject, r.params): r for r in results}
     assert by[("study.srad", "padding", "BS=32")].status == "skipped"
     assert "work-groups of BS x BS" in by[("study.srad", "padding", "BS=32")].message
     assert by[("study.srad", "padding", "BS=16")].status == "ok"
     assert all(r.status == "skipped" and "largest allocation" in r.message for r in results if r.family == "study.crc")
+
+
+def test_a_budget_stops_a_point_before_sizes_it_would_take_too_long_at(device, monkeypatch):
+    from parskel.study import runner
+
+    monkeypatch.setattr(runner, "predicted", lambda case, result, size, calls: 100.0 * size)
+    settings = default_settings(["srad"], sizes={"srad": (8, 16, 32)}, reps=1, budget=1000.0)
+    results = run([device], settings)
+    statuses = [(r.size, r.status) for r in results if r.subject == "baseline"]
+    assert statuses == [(8, "ok"), (16, "skipped"), (32, "skipped")]
+    assert all("over 1000 s (judged at size 8)" in r.message for r in results if r.status == "skipped")
 
 
 def test_a_time_limit_skips_what_is_left(device):

@@ -159,8 +159,10 @@ def run(devices: Sequence[Device], settings: Settings, listen: Listener | None =
         before = last.get((subject.family, subject.name, subject.params, subject.where))
         if before is not None and before.status in ("wrong", "error"):
             return f"failed at size {before.size}"
+        if before is not None and before.status == "skipped":  # a smaller size was too much already
+            return before.message
         budget = settings.budget
-        if before is None or before.status != "ok" or budget is None:
+        if before is None or budget is None:
             return None
         if predicted(point.study.case, before, size, calls) > budget:
             return f"measuring it would take over {budget:g} s (judged at size {before.size})"
