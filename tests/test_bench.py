@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from parskel.bench import Store, default_settings
 from parskel.bench import peers_pyopencl as opencl_peers
 from parskel.bench.cases import CASES, Subject
-from parskel.bench.harness import Result, measure, sweep
+from parskel.bench.harness import Result, measure, measure_together, sweep
 from parskel.bench.peers import select
 from parskel.bench.summary import summarize
 from parskel.cli import main
@@ -74,6 +75,34 @@ def test_wrong_result_is_a_failure_not_a_time():
     expected = case.reference(inputs)
     result = measure(case, _case_subject(lambda i: (expected + 1, None)), inputs, expected, 3, 1)
     assert result.status == "wrong" and result.e2e is None and "wrong elements" in result.message
+
+
+def test_together_interleaves_calls_and_checks_each_new_result():
+    """Subjects measured together take turns; a result equal to one that passed is not checked
+    again, a different one is, and a wrong one fails only its own subject."""
+    checked: list[str] = []
+    base = CASES["scan"]
+    case = dataclasses.replace(base, check=lambda got, want: checked.append("check") or base.check(got, want))
+    inputs = case.make(50, np.random.default_rng(1))
+    expected = case.reference(inputs)
+    order: list[str] = []
+
+    def subject(name, answers):
+        answers = iter(answers)
+
+        def call(_inputs):
+            order.append(name)
+            return next(answers).copy(), Timing(wall=1.0, kernel=0.5)
+
+        return Subject("scan", name, "variant", "nowhere", call)
+
+    steady = subject("steady", [expected] * 4)
+    turning = subject("turning", [expected] * 3 + [expected + 1])
+    results = measure_together(case, [steady, turning], inputs, expected, reps=3, warmup=1)
+    assert order == ["steady", "turning"] * 4
+    assert results[0].status == "ok" and results[0].kernel == 0.5 and results[0].reps == 3
+    assert results[1].status == "wrong" and "wrong elements" in results[1].message
+    assert len(checked) == 3  # each subject's first result, and the turning one's last
 
 
 def test_exception_is_a_failure_with_its_reason():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -64,6 +65,57 @@ for _v, _wide, _fallback in ((0, 0, 0), (1, 0, 1), (1, 1, 0)):
 for _t, _vw in (("float", 1), ("float", 4), ("float", 8), ("double", 2)):
     KERNELS.append(("matmul/xgemm.cl", {"T": _t, "MWG": 128, "NWG": 128, "KWG": 16, "VW": _vw, "MIN_GROUPS": 2}))
 KERNELS += [("basics/mappings.cl", {}), ("basics/saxpy.cl", {"T": "float"}), ("basics/vector_add.cl", {"T": "double"})]
+
+
+class _Builds:
+    """Stands in for a device to learn which programs, with which defines, a host function
+    builds: every call but ``program`` does nothing."""
+
+    id = "builds"
+    info = SimpleNamespace(max_work_group_size=1024, compute_units=4)
+
+    def __init__(self) -> None:
+        self.built: list[tuple[str, dict]] = []
+
+    def program(self, path: str, defines: dict | None = None) -> _Builds:
+        self.built.append((path, dict(defines or {})))
+        return self
+
+    def kernel(self, name: str) -> str:
+        return name
+
+    def to_device(self, host: np.ndarray) -> None:
+        return None
+
+    def alloc(self, nbytes: int) -> None:
+        return None
+
+    def launch(self, *args: object) -> None:
+        return None
+
+    def fill(self, *args: object) -> None:
+        return None
+
+    def download(self, buffer: object, out: np.ndarray) -> None:
+        return None
+
+    def download_trimmed(self, buffer: object, shape: object, out: np.ndarray) -> None:
+        return None
+
+
+def _study_kernels() -> list[tuple[str, dict]]:
+    """Every program the variants of seed 002's study build (all of them, by running each once)."""
+    from parskel.study import STUDIES
+
+    stand_in = _Builds()
+    for study in STUDIES.values():
+        inputs = study.case.make(70, np.random.default_rng(0))
+        for point in study.grid():
+            point.variant.run(stand_in, *inputs, **point.values)
+    return [entry for i, entry in enumerate(stand_in.built) if entry not in stand_in.built[:i]]
+
+
+KERNELS += _study_kernels()
 
 
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)

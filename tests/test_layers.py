@@ -27,6 +27,7 @@ LAYERS = {
     "skeletons": {"runtime", "containers"},
     # the profile probe writes is read by bench, never the other way round
     "probe": {"runtime", "pages", "progress"},
+    "study": {"runtime", "algorithms", "bench", "pages", "progress"},
 }
 
 

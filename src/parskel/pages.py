@@ -1,6 +1,6 @@
 """The files of a report folder: HTML pages of tables, PNG charts and CSV tables.
 
-Shared by the tools that write reports into one folder (``parskel bench``, ``parskel probe``):
+Shared by the tools that write reports into one folder (``parskel bench``, ``probe``, ``study``):
 one style sheet, one way to escape, tabulate and save, so that their pages look alike and link
 to each other.
 """
@@ -25,6 +25,7 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 img { max-width: 100%; display: block; margin: 0.5em 0 1.5em; }
 .bad { color: #b00; } .note { color: #865; }
+td.holds { background: #e3f3e3; } td.fails { background: #f8dede; } td.partly { background: #fbf0d0; }
 """
 
 

@@ -71,7 +71,8 @@ def _first(result: Any) -> Any:
     return result[0] if isinstance(result, tuple) else result
 
 
-def _exact(result: Any, expected: np.ndarray) -> str | None:
+def exact(result: Any, expected: np.ndarray) -> str | None:
+    """None when ``result`` equals ``expected`` element for element, else what differs."""
     got = np.asarray(_first(result))
     if got.shape != expected.shape:
         return f"shape {got.shape}, expected {expected.shape}"
@@ -82,7 +83,9 @@ def _exact(result: Any, expected: np.ndarray) -> str | None:
     return None
 
 
-def _close(rtol: float) -> Callable[[Any, Any], str | None]:
+def close(rtol: float) -> Callable[[Any, Any], str | None]:
+    """A check that accepts values within ``rtol`` relative (absolute below 1) of the expected."""
+
     def check(result: Any, expected: Any) -> str | None:
         got = np.asarray(_first(result), dtype=np.float64)
         want = np.asarray(expected, dtype=np.float64)
@@ -140,7 +143,7 @@ CASES: dict[str, Case] = {
         work=lambda n: 2.0 * n**3,
         make=_matrices,
         reference=lambda i: i[0].astype(np.float64) @ i[1].astype(np.float64),
-        check=_close(1e-3),
+        check=close(1e-3),
         size_label="matrix edge",
         quick_sizes=(64, 128, 256, 512),
         full_sizes=(64, 128, 256, 512, 1024, 2048, 4000),
@@ -153,7 +156,7 @@ CASES: dict[str, Case] = {
         work=lambda n: 8.0 * n,
         make=_digits,
         reference=lambda i: exclusive_cumsum(i[0]),
-        check=_exact,
+        check=exact,
         quick_sizes=POW2_QUICK,
         full_sizes=POW2_FULL,
     ),
@@ -165,7 +168,7 @@ CASES: dict[str, Case] = {
         work=float,
         make=_keys,
         reference=lambda i: np.sort(i[0]),
-        check=_exact,
+        check=exact,
         quick_sizes=POW2_QUICK,
         full_sizes=POW2_FULL,
     ),
@@ -177,7 +180,7 @@ CASES: dict[str, Case] = {
         work=lambda n: 4.0 * n,
         make=_floats,
         reference=lambda i: i[0].sum(dtype=np.float64),
-        check=_close(FLOAT32_SUM_RTOL),
+        check=close(FLOAT32_SUM_RTOL),
         quick_sizes=POW2_QUICK,
         full_sizes=POW2_FULL,
     ),
@@ -189,7 +192,7 @@ CASES: dict[str, Case] = {
         work=lambda n: 8.0 * n,
         make=_floats,
         reference=lambda i: i[0] * i[0],
-        check=_close(1e-6),
+        check=close(1e-6),
         quick_sizes=POW2_QUICK,
         full_sizes=POW2_FULL,
     ),
@@ -201,7 +204,7 @@ CASES: dict[str, Case] = {
         work=lambda n: 4.0 * n,
         make=_floats,
         reference=lambda i: np.dot(i[0].astype(np.float64), i[0].astype(np.float64)),
-        check=_close(FLOAT32_SUM_RTOL),
+        check=close(FLOAT32_SUM_RTOL),
         quick_sizes=POW2_QUICK,
         full_sizes=POW2_FULL,
     ),
@@ -213,7 +216,7 @@ CASES: dict[str, Case] = {
         work=lambda n: 8.0 * n,
         make=_digits,
         reference=lambda i: exclusive_cumsum(i[0]),
-        check=_exact,
+        check=exact,
         quick_sizes=POW2_QUICK,
         full_sizes=POW2_FULL,
     ),

@@ -2,16 +2,20 @@
 
 Each measurement calls a subject once as a warm-up that carries any program build (its excess
 over the median run is recorded as compile time, never as run time), then ``warmup - 1`` more
-warm-ups and ``reps`` measured runs. Every result is checked against the NumPy reference; a wrong
-result or an exception is recorded as a failure with its reason and no time.
+warm-ups and ``reps`` measured runs. Every result is checked against the NumPy reference (a
+result identical to one that passed passes without the check again, which spares seconds where a
+check is costly); a wrong result or an exception is recorded as a failure with its reason and no
+time.
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import statistics
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -109,73 +113,196 @@ Listener = Callable[[str, Any], None]
 UNSTABLE = 0.25
 
 
-def measure(
-    case: Case, subject: Subject, inputs: tuple[np.ndarray, ...], expected: Any, reps: int, warmup: int
-) -> Result:
-    """Time ``subject`` on ``inputs``: warm-ups, then ``reps`` checked runs."""
-    size = int(inputs[0].shape[0])
-    base: dict[str, Any] = dict(
-        family=case.family,
-        subject=subject.name,
-        kind=subject.kind,
-        where=subject.where,
-        size=size,
-        metric=case.metric,
-        params=subject.params,
-        default=subject.default_at(size),
-    )
-    runs: list[tuple[float, Any]] = []
+class _Trial:
+    """One subject's measurement in progress: its checked calls and what they took.
 
-    def timed(count: int) -> str | None:
-        """Run the subject ``count`` times into ``runs``; what is wrong with a result, if anything."""
-        for _ in range(count):
+    A result that equals one that already passed its check passes without the check again,
+    which spares seconds where a check is costly: ``keep`` compares with the passed result
+    itself, otherwise with its SHA-256 digest (when many trials are under way at once and their
+    results are large).
+    """
+
+    def __init__(
+        self,
+        case: Case,
+        subject: Subject,
+        inputs: tuple[np.ndarray, ...],
+        expected: Any,
+        cannot_run: tuple[type[Exception], ...],
+        keep: bool,
+    ) -> None:
+        self.case, self.subject, self.inputs, self.expected = case, subject, inputs, expected
+        self.cannot_run, self.keep = cannot_run, keep
+        self.size = int(inputs[0].shape[0])
+        self.base: dict[str, Any] = dict(
+            family=case.family,
+            subject=subject.name,
+            kind=subject.kind,
+            where=subject.where,
+            size=self.size,
+            metric=case.metric,
+            params=subject.params,
+            default=subject.default_at(self.size),
+        )
+        self.runs: list[tuple[float, Any]] = []
+        self.first: float | None = None
+        self.failed: Result | None = None
+        self._passed: Any = None
+
+    def call(self, measured: bool) -> None:
+        """Call the subject once (unless it failed before) and check the result; keep the first
+        call's time (it carries the compile) and a measured call's as a run."""
+        if self.failed is not None:
+            return
+        try:
             start = time.perf_counter()
-            result, timing = subject.call(inputs)
+            result, timing = self.subject.call(self.inputs)
             elapsed = time.perf_counter() - start
-            wrong = case.check(result, expected)
-            if wrong:
-                return wrong
-            runs.append((timing.wall if timing is not None else elapsed, timing))
-        return None
+            if not self._seen(result):
+                wrong = self.case.check(result, self.expected)
+                if wrong:
+                    self.failed = Result(**self.base, status="wrong", message=wrong)
+                    return
+                self._passed = result if self.keep else fingerprint(result)
+        except VariantError as exc:  # a variant that does not take this input (too many keys)
+            self.failed = Result(**self.base, status="skipped", message=str(exc).splitlines()[0])
+            return
+        except self.cannot_run as exc:
+            self.failed = Result(**self.base, status="skipped", message=_describe(exc))
+            return
+        except Exception as exc:  # every failure of a subject is a result, whatever raised it
+            self.failed = Result(**self.base, status="error", message=_describe(exc))
+            return
+        seconds = timing.wall if timing is not None else elapsed
+        if self.first is None:
+            self.first = seconds
+        if measured:
+            self.runs.append((seconds, timing))
 
-    try:
-        wrong = timed(max(1, warmup))
-        first = runs[0][0] if runs else 0.0
-        runs.clear()
-        wrong = wrong or timed(reps)
-        if not wrong and reps >= 3 and _spread([t for t, _ in runs]) > UNSTABLE:
-            wrong = timed(2 * reps)  # a busy moment: once more, with twice the samples
-    except VariantError as exc:  # a variant that does not take this input (too many keys)
-        return Result(**base, status="skipped", message=str(exc).splitlines()[0])
-    except Exception as exc:  # every failure of a subject is a result, whatever raised it
-        return Result(**base, status="error", message=_describe(exc))
-    if wrong:
-        return Result(**base, status="wrong", message=wrong)
-    times = [t for t, _ in runs]
-    median = statistics.median(times)
-    spread = _spread(times)
-    result = Result(
-        **base,
-        status="ok",
-        reps=len(times),
-        e2e=median,
-        e2e_min=min(times),
-        e2e_max=max(times),
-        compile=max(0.0, first - median),
-        figure=case.figure(size, median),
-        samples=times,
-        spread=spread,
-        message=f"unstable: the median is {spread:.0%} above the fastest run" if spread > UNSTABLE else "",
-    )
-    timings = [t for _, t in runs if t is not None]
-    if timings:
-        kernels = [t.kernel for t in timings]
-        result.kernel, result.kernel_min, result.kernel_max = statistics.median(kernels), min(kernels), max(kernels)
-        result.upload = statistics.median(t.upload for t in timings)
-        result.download = statistics.median(t.download for t in timings)
-        result.other = statistics.median(t.other for t in timings)
-        result.launches = timings[0].launches or None
-    return result
+    def _seen(self, result: Any) -> bool:
+        if self._passed is None:
+            return False
+        return identical(result, self._passed) if self.keep else fingerprint(result) == self._passed
+
+    @property
+    def unstable(self) -> bool:
+        """Whether the measured runs so far disagree by more than :data:`UNSTABLE`."""
+        return self.failed is None and len(self.runs) >= 3 and _spread([t for t, _ in self.runs]) > UNSTABLE
+
+    def result(self) -> Result:
+        """The failure, or the medians (with fastest and slowest) of the measured runs."""
+        if self.failed is not None:
+            return self.failed
+        times = [t for t, _ in self.runs]
+        median = statistics.median(times)
+        spread = _spread(times)
+        result = Result(
+            **self.base,
+            status="ok",
+            reps=len(times),
+            e2e=median,
+            e2e_min=min(times),
+            e2e_max=max(times),
+            compile=max(0.0, (self.first or 0.0) - median),
+            figure=self.case.figure(self.size, median),
+            samples=times,
+            spread=spread,
+            message=f"unstable: the median is {spread:.0%} above the fastest run" if spread > UNSTABLE else "",
+        )
+        timings = [t for _, t in self.runs if t is not None]
+        if timings:
+            kernels = [t.kernel for t in timings]
+            result.kernel, result.kernel_min, result.kernel_max = statistics.median(kernels), min(kernels), max(kernels)
+            result.upload = statistics.median(t.upload for t in timings)
+            result.download = statistics.median(t.download for t in timings)
+            result.other = statistics.median(t.other for t in timings)
+            result.launches = timings[0].launches or None
+        return result
+
+
+def measure(
+    case: Case,
+    subject: Subject,
+    inputs: tuple[np.ndarray, ...],
+    expected: Any,
+    reps: int,
+    warmup: int,
+    cannot_run: tuple[type[Exception], ...] = (),
+) -> Result:
+    """Time ``subject`` on ``inputs``: warm-ups, then ``reps`` checked runs (twice as many more
+    if they disagree too much). An exception of a ``cannot_run`` type (the device cannot hold
+    or launch it) is recorded as ``skipped``."""
+    trial = _Trial(case, subject, inputs, expected, cannot_run, keep=True)
+    for _ in range(max(1, warmup)):
+        trial.call(measured=False)
+    for _ in range(reps):
+        trial.call(measured=True)
+    if trial.unstable:  # a busy moment: once more, with twice the samples
+        for _ in range(2 * reps):
+            trial.call(measured=True)
+    return trial.result()
+
+
+def measure_together(
+    case: Case,
+    subjects: Sequence[Subject],
+    inputs: tuple[np.ndarray, ...],
+    expected: Any,
+    reps: int,
+    warmup: int,
+    cannot_run: tuple[type[Exception], ...] = (),
+    calling: Callable[[Subject], None] | None = None,
+) -> list[Result]:
+    """Time several subjects on one input with their repetitions interleaved: every subject's
+    warm-ups, then ``reps`` rounds that call each subject once (and twice as many more rounds
+    among those whose runs disagree too much). A change in the machine's load while they run
+    then falls on all of them alike, so that their ratios stay fair. ``calling`` hears each
+    subject before it is called."""
+    trials = [_Trial(case, s, inputs, expected, cannot_run, keep=False) for s in subjects]
+
+    def round_of(group: list[_Trial], measured: bool) -> None:
+        for trial in group:
+            if calling is not None and trial.failed is None:
+                calling(trial.subject)
+            trial.call(measured)
+
+    for _ in range(max(1, warmup)):
+        round_of(trials, False)
+    for _ in range(reps):
+        round_of(trials, True)
+    shaky = [t for t in trials if t.unstable]
+    for _ in range(2 * reps if shaky else 0):
+        round_of(shaky, True)
+    return [trial.result() for trial in trials]
+
+
+def identical(a: Any, b: Any) -> bool:
+    """Whether two results are the same host arrays (or tuples of them), element for element.
+
+    >>> identical((np.arange(3), np.ones(2)), (np.arange(3), np.ones(2))), identical(np.arange(3), [0, 1, 2])
+    (True, False)
+    """
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
+    return False
+
+
+def fingerprint(result: Any) -> bytes | None:
+    """A SHA-256 digest of a result made of host arrays (or a tuple of them), else None.
+
+    >>> fingerprint(np.arange(3)) == fingerprint(np.arange(3)) != fingerprint(np.arange(4)), fingerprint(3)
+    (True, None)
+    """
+    parts = result if isinstance(result, tuple) else (result,)
+    if not all(isinstance(p, np.ndarray) for p in parts):
+        return None
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(f"{part.dtype}{part.shape}".encode())
+        digest.update(np.ascontiguousarray(part).data)
+    return digest.digest()
 
 
 def _spread(times: list[float]) -> float:
@@ -183,7 +310,7 @@ def _spread(times: list[float]) -> float:
     return statistics.median(times) / fastest - 1.0 if fastest > 0 else 0.0
 
 
-def _predicted(case: Case, result: Result, size: int, calls: int) -> float:
+def predicted(case: Case, result: Result, size: int, calls: int) -> float:
     """The cost of measuring at ``size``: the last compile, and ``calls`` runs grown with the work."""
     run = (result.e2e or 0.0) * case.work(size) / max(case.work(result.size), 1.0)
     return (result.compile or 0.0) + calls * run
@@ -216,6 +343,10 @@ def subjects_for(family: str, devices: Sequence[Device], settings: Settings, not
     return found
 
 
+Plan = Sequence[tuple[Case, Sequence[Subject]]]
+Refusal = Callable[[Subject, int], str | None]
+
+
 def sweep(
     devices: Sequence[Device], settings: Settings, notes: list[str], listen: Listener | None = None
 ) -> list[Result]:
@@ -224,46 +355,114 @@ def sweep(
     ``listen(event, payload)`` hears ``("plan", total)``, ``("start", (case, subject, size))`` and
     ``("done", result)``, for a progress display.
     """
+    plan = [(CASES[f], subjects_for(f, devices, settings, notes)) for f in settings.families]
+    if listen is not None:
+        listen("plan", sum(len(subjects) * len(settings.sizes[case.family]) for case, subjects in plan))
+    return run_plan(
+        plan,
+        settings.sizes,
+        reps=settings.reps,
+        warmup=settings.warmup,
+        budget=settings.budget,
+        seed=settings.seed,
+        listen=listen,
+    )
+
+
+def _skip(
+    subject: Subject, size: int, dropped: Mapping[tuple[str, str, str], str], refuse: Refusal | None
+) -> str | None:
+    """Why ``subject`` is not measured at ``size``, or None."""
+    why = dropped.get((subject.name, subject.params, subject.where))
+    return why or (refuse(subject, size) if refuse is not None else None)
+
+
+def _stop(case: Case, result: Result, following: int, budget: float | None, calls: int) -> str | None:
+    """Why a subject measured as ``result`` stops before the ``following`` size, or None."""
+    if result.status == "skipped":  # it does not take inputs this large, or the device cannot
+        return result.message
+    if budget is None:
+        return None
+    if result.status != "ok":
+        return f"failed at size {result.size}"
+    if following and predicted(case, result, following, calls) > budget:
+        return f"measuring it would take over {budget:g} s (judged at size {result.size})"
+    return None
+
+
+def run_plan(
+    plan: Plan,
+    sizes: Mapping[str, Sequence[int]],
+    *,
+    reps: int,
+    warmup: int,
+    budget: float | None,
+    seed: int,
+    listen: Listener | None = None,
+    refuse: Refusal | None = None,
+    cannot_run: tuple[type[Exception], ...] = (),
+    together: bool = False,
+) -> list[Result]:
+    """Measure each case's subjects at each of its ``sizes``, smallest first, on inputs made
+    once per size (from a generator seeded with ``seed``) and checked against one reference.
+
+    A subject stops before a size once it failed or was skipped, or once measuring it there
+    would take longer than ``budget`` seconds; ``refuse(subject, size)`` may name a reason to
+    skip a subject at a size without running it. Both leave a ``skipped`` result with the
+    reason. With ``together`` the subjects of one device are measured with their repetitions
+    interleaved (:func:`measure_together`), so that their ratios hold under a changing load.
+    """
 
     def tell(event: str, payload: Any) -> None:
         if listen is not None:
             listen(event, payload)
 
-    plan = [(CASES[f], subjects_for(f, devices, settings, notes)) for f in settings.families]
-    tell("plan", sum(len(subjects) * len(settings.sizes[case.family]) for case, subjects in plan))
     results: list[Result] = []
-    rng = np.random.default_rng(settings.seed)
+    rng = np.random.default_rng(seed)
+    calls = max(1, warmup) + reps
     for case, subjects in plan:
-        dropped: dict[tuple[str, str], str] = {}
-        sizes = settings.sizes[case.family]
-        for size, following in zip(sizes, sizes[1:] + (0,)):
-            inputs = case.make(size, rng)
-            expected = case.reference(inputs)
-            for subject in subjects:
-                tell("start", (case, subject, size))
-                key = (subject.name, subject.where)
-                if key in dropped:
-                    result = Result(
-                        case.family,
-                        subject.name,
-                        subject.kind,
-                        subject.where,
-                        size,
-                        "skipped",
-                        metric=case.metric,
-                        params=subject.params,
-                        message=dropped[key],
-                    )
-                else:
-                    result = measure(case, subject, inputs, expected, settings.reps, settings.warmup)
-                    limit = settings.budget
-                    calls = max(1, settings.warmup) + settings.reps
-                    if result.status == "skipped":  # it does not take inputs this large
-                        dropped[key] = result.message
-                    elif limit is not None and result.status != "ok":
-                        dropped[key] = f"failed at size {size}"
-                    elif limit is not None and following and _predicted(case, result, following, calls) > limit:
-                        dropped[key] = f"measuring it would take over {limit:g} s (judged at size {size})"
-                results.append(result)
-                tell("done", result)
+        dropped: dict[tuple[str, str, str], str] = {}
+        steps = tuple(sizes[case.family])
+        for size, following in zip(steps, steps[1:] + (0,)):
+            inputs: tuple[np.ndarray, ...] = ()
+            expected: Any = None
+            if together:
+                groups = [list(g) for _, g in itertools.groupby(subjects, key=lambda s: s.where)]
+            else:
+                groups = [[s] for s in subjects]
+            for group in groups:
+                reasons = [_skip(s, size, dropped, refuse) for s in group]
+                live = [s for s, why in zip(group, reasons) if not why]
+                if live and not inputs:  # inputs only where something runs on them
+                    inputs = case.make(size, rng)
+                    expected = case.reference(inputs)
+                measured: dict[int, Result] = {}
+                if together and live:
+                    heard = lambda s: tell("start", (case, s, size))  # noqa: B023 (called at once)
+                    found = measure_together(case, live, inputs, expected, reps, warmup, cannot_run, heard)
+                    measured = {id(s): r for s, r in zip(live, found)}
+                for subject, why in zip(group, reasons):
+                    if not together or why:
+                        tell("start", (case, subject, size))
+                    if why:
+                        result = Result(
+                            case.family,
+                            subject.name,
+                            subject.kind,
+                            subject.where,
+                            size,
+                            "skipped",
+                            metric=case.metric,
+                            params=subject.params,
+                            message=why,
+                        )
+                    elif together:
+                        result = measured[id(subject)]
+                    else:
+                        result = measure(case, subject, inputs, expected, reps, warmup, cannot_run)
+                    stop = None if why else _stop(case, result, following, budget, calls)
+                    if stop:
+                        dropped[(subject.name, subject.params, subject.where)] = stop
+                    results.append(result)
+                    tell("done", result)
     return results

@@ -207,7 +207,8 @@ _SUMMARY_COLUMNS = [
 # the page ---------------------------------------------------------------------------------------
 
 
-def _run_header(run: Run) -> str:
+def run_header(run: Run) -> str:
+    """A stored run's when, where, command, repetitions, versions, sizes and devices."""
     settings = run.settings
     sizes = settings.get("sizes", {})
     meta = [
@@ -232,17 +233,23 @@ def _run_header(run: Run) -> str:
     return "".join(parts)
 
 
+def bench_runs(store: Store) -> list[Run]:
+    """The stored runs made by ``parskel bench`` (not by ``parskel study``), oldest first."""
+    return [run for run in store.runs() if run.settings.get("tool") != "study"]
+
+
 def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = None) -> Path:
-    """Write ``out/index.html`` with its charts and CSV for ``run_ids`` (default: the latest run)."""
+    """Write ``out/index.html`` with its charts and CSV for ``run_ids`` (default: the latest
+    bench run)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     if run_ids:
         runs = [store.run(i) for i in run_ids]
     else:
-        latest = store.latest()
-        if latest is None:
-            raise LookupError(f"{store.path} holds no runs yet; run `parskel bench` first")
-        runs = [latest]
+        found = bench_runs(store)
+        if not found:
+            raise LookupError(f"{store.path} holds no bench runs yet; run `parskel bench` first")
+        runs = found[-1:]
     loaded = [(run, store.results(run.id)) for run in runs]
 
     body: list[str] = [
@@ -253,7 +260,7 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
     summary_rows: list[list[object]] = []
     result_rows: list[list[object]] = []
     for run, results in loaded:
-        body.append(_run_header(run))
+        body.append(run_header(run))
         profiles = profiles_of([json.loads(d["info"]) for d in run.devices])
         rows = summarize(results, profiles)
         summary_rows += [[run.id] + [row.as_dict()[c] for c in _SUMMARY_COLUMNS[1:]] for row in rows]

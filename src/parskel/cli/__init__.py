@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import ParskelError
-from . import bench, devices, probe
+from . import bench, devices, probe, study
 from .common import UsageError
 
-COMMANDS = (devices, bench, probe)
+COMMANDS = (devices, bench, probe, study)
 
 EPILOG = """examples:
   parskel devices                 every OpenCL (and CUDA) device, the default marked with *
@@ -28,6 +28,7 @@ EPILOG = """examples:
   parskel bench                   quick sweep of every family on the default device, then the report
   parskel report                  the report of the latest stored run
   parskel probe --quick           the default device's peaks, bandwidths and overheads (seed 003)
+  parskel study --quick           seed 002's optimization study at small sizes, with its findings
 """
 
 

@@ -112,12 +112,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..bench import Store, write_report
+    from ..bench.report import bench_runs
 
     database = Path(args.db or Path(args.out) / "results.sqlite")
     if not database.exists():
         raise UsageError(f"no results at {database}; run `parskel bench` first")
     with Store(database) as store:
-        runs = [r.id for r in store.runs()] if args.all_runs else args.runs
+        runs = [r.id for r in bench_runs(store)] if args.all_runs else args.runs
         try:
             page = write_report(store, writable_folder(str(Path(args.out) / "report")), runs)
         except LookupError as exc:

@@ -1,0 +1,353 @@
+"""``parskel study``: every variant of seed 002's five kernels against host references, on every
+device, at small sizes (0, 1 and sizes that are no multiple of a block); the findings rules on
+synthetic timings; the command. The NVRTC build of every study kernel is in test_cuda.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import deque
+
+import numpy as np
+import pytest
+
+from parskel.bench.harness import Result
+from parskel.cli import main
+from parskel.study import STUDIES, bfs, crc, default_settings, findings, lud, needle, srad
+from parskel.study.findings import DeviceFacts
+from parskel.study.runner import run
+
+
+def _points(name: str):
+    return STUDIES[name].grid()
+
+
+# the kernels, every variant ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["lud_perimeter", "lud_internal"])
+def test_lud_variants_factor_the_matrix(device, name):
+    for n in (0, 1, 45):
+        (a,) = lud.make(n, np.random.default_rng(n))
+        kept = a.copy()
+        for point in _points(name):
+            got = point.variant.run(device, a, **point.values)
+            lower, upper = np.tril(got, -1) + np.eye(n), np.triu(got)
+            error = np.abs(lower.astype(np.float64) @ upper - a).max(initial=0.0)
+            assert error <= 1e-5 * n, f"{point.label} at {n}: L U is off by {error}"
+            assert lud.check(got, a) is None
+        assert np.array_equal(a, kept)
+
+
+def test_lud_check_refuses_a_wrong_factor(device):
+    (a,) = lud.make(64, np.random.default_rng(2))
+    good = lud.run_baseline(device, a)
+    for i, j in ((63, 0), (20, 40), (40, 20)):
+        bad = good.copy()
+        bad[i, j] += 0.01
+        assert lud.check(bad, a) is not None, (i, j)
+    bad = good.copy()
+    bad[5, 5] = np.nan
+    assert "not finite" in (lud.check(bad, a) or "")
+
+
+def test_crc_shares_add_up_to_the_bytewise_crc(device):
+    assert crc.crc8(b"123456789") == 0xF4  # CRC-8 (polynomial 0x07)'s catalogued check value
+    for n in (0, 1, 1000, 4099):
+        (data,) = crc.make(n, np.random.default_rng(n))
+        expected = crc.crc8(data.tobytes())
+        for point in _points("crc"):
+            got = point.variant.run(device, data, **point.values)
+            total = int(np.bitwise_xor.reduce(got)) if n else 0
+            assert total == expected, f"{point.label} at {n}"
+            assert np.array_equal(got, crc.shares(data)), f"{point.label} at {n}"
+
+
+def _alignment(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Needleman-Wunsch as written in the textbooks, one cell at a time."""
+    score = np.zeros((a.size + 1, b.size + 1), dtype=np.int64)
+    score[0] = -needle.PENALTY * np.arange(b.size + 1)
+    score[:, 0] = -needle.PENALTY * np.arange(a.size + 1)
+    for i in range(1, a.size + 1):
+        for j in range(1, b.size + 1):
+            match = score[i - 1, j - 1] + needle.BLOSUM62[a[i - 1], b[j - 1]]
+            score[i, j] = max(match, score[i, j - 1] - needle.PENALTY, score[i - 1, j] - needle.PENALTY)
+    return score
+
+
+def test_needle_variants_score_like_the_textbook(device):
+    assert np.array_equal(needle.BLOSUM62, needle.BLOSUM62.T) and needle.BLOSUM62[17, 17] == 11  # W-W
+    for n in (0, 1, 45, 130):
+        inputs = needle.make(n, np.random.default_rng(n))
+        expected = _alignment(inputs[0], inputs[1]) if n < 100 else needle.scores(inputs[0], inputs[1])
+        for point in _points("needle"):
+            got = point.variant.run(device, *inputs, **point.values)
+            assert np.array_equal(got, expected), f"{point.label} at {n}"
+
+
+def _srad_pixelwise(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One SRAD step written out pixel by pixel, neighbours clamped at the border."""
+    rows, cols = image.shape
+    j = image.astype(np.float64)
+    q0 = float(srad.q0sqr(image))
+    c = np.zeros_like(j)
+    deltas = np.zeros((rows, cols, 4))
+    at = lambda r, k: j[min(max(r, 0), rows - 1), min(max(k, 0), cols - 1)]
+    for r in range(rows):
+        for k in range(cols):
+            d = [at(r - 1, k) - j[r, k], at(r + 1, k) - j[r, k], at(r, k - 1) - j[r, k], at(r, k + 1) - j[r, k]]
+            g2 = sum(x * x for x in d) / j[r, k] ** 2
+            lap = sum(d) / j[r, k]
+            q = (0.5 * g2 - lap * lap / 16) / (1 + 0.25 * lap) ** 2
+            c[r, k] = min(max(1 / (1 + (q - q0) / (q0 * (1 + q0))), 0.0), 1.0)
+            deltas[r, k] = d
+    out = np.empty_like(j)
+    for r in range(rows):
+        for k in range(cols):
+            south, east = c[min(r + 1, rows - 1), k], c[r, min(k + 1, cols - 1)]
+            n, s, w, e = deltas[r, k]
+            out[r, k] = j[r, k] + 0.25 * srad.LAMBDA * (c[r, k] * n + south * s + c[r, k] * w + east * e)
+    return out, c
+
+
+def test_srad_variants_step_like_the_pixelwise_stencil(device):
+    for n in (1, 17, 40):
+        (image,) = srad.make(n, np.random.default_rng(n))
+        expected = _srad_pixelwise(image) if n < 20 else srad.reference(image)
+        for point in _points("srad"):
+            got = point.variant.run(device, image, **point.values)
+            assert srad.check(got, expected) is None, f"{point.label} at {n}: {srad.check(got, expected)}"
+    empty = np.zeros((0, 0), np.float32)
+    assert all(r.shape == (0, 0) for r in srad.run_baseline(device, empty))
+
+
+def _levels(starts: np.ndarray, degrees: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Breadth-first search with a queue, from node 0."""
+    cost = np.full(starts.size, -1, dtype=np.int32)
+    if starts.size:
+        cost[0], queue = 0, deque([0])
+        while queue:
+            v = queue.popleft()
+            for w in edges[starts[v] : starts[v] + degrees[v]]:
+                if cost[w] < 0:
+                    cost[w] = cost[v] + 1
+                    queue.append(w)
+    return cost
+
+
+def test_bfs_variants_find_the_queue_levels(device):
+    for n in (0, 1, 700):
+        graph = bfs.make(n, np.random.default_rng(n))
+        expected = _levels(*graph)
+        assert np.array_equal(bfs.levels(*graph), expected)
+        for point in _points("bfs"):
+            assert np.array_equal(point.variant.run(device, *graph, **point.values), expected), point.label
+
+
+def test_every_variant_names_its_seed_section_and_the_baseline_comes_first():
+    for study in STUDIES.values():
+        variants = study.variants()
+        assert variants[0].name == "baseline" and variants[0].params == ()
+        assert all(v.seed.startswith("002 ") for v in variants)
+        assert len({p.label for p in study.grid()}) == len(study.grid())
+
+
+# skipped with the reason, not a crash --------------------------------------------------------
+
+
+def test_what_a_device_cannot_hold_is_skipped_with_the_reason(device, monkeypatch):
+    # the device reports the limits of a smaller one for the length of the test
+    smaller = dataclasses.replace(device.info, max_work_group_size=256, max_alloc_bytes=1 << 15)
+    monkeypatch.setattr(device, "info", smaller)
+    settings = default_settings(["srad", "crc"], sizes={"srad": (20,), "crc": (1 << 16,)}, reps=1)
+    results = run([device], settings)
+    by = {(r.family, r.subject, r.params): r for r in results}
+    assert by[("study.srad", "padding", "BS=32")].status == "skipped"
+    assert "work-groups of BS x BS" in by[("study.srad", "padding", "BS=32")].message
+    assert by[("study.srad", "padding", "BS=16")].status == "ok"
+    assert all(r.status == "skipped" and "largest allocation" in r.message for r in results if r.family == "study.crc")
+
+
+def test_a_budget_stops_a_point_before_sizes_it_would_take_too_long_at(device, monkeypatch):
+    from parskel.study import runner
+
+    monkeypatch.setattr(runner, "predicted", lambda case, result, size, calls: 100.0 * size)
+    settings = default_settings(["srad"], sizes={"srad": (8, 16, 32)}, reps=1, budget=1000.0)
+    results = run([device], settings)
+    statuses = [(r.size, r.status) for r in results if r.subject == "baseline"]
+    assert statuses == [(8, "ok"), (16, "skipped"), (32, "skipped")]
+    assert all("over 1000 s (judged at size 8)" in r.message for r in results if r.status == "skipped")
+
+
+def test_a_time_limit_skips_what_is_left(device):
+    settings = default_settings(["bfs"], sizes={"bfs": (50,)}, reps=1, time_limit=1e-9)
+    results = run([device], settings)
+    assert results and all(r.status == "skipped" and "time limit" in r.message for r in results)
+
+
+# the findings rules on synthetic timings ---------------------------------------------------------
+
+CPU = DeviceFacts("cpu:0", "a CPU", "cpu", 4096)
+GPU = DeviceFacts("gpu:0", "a GPU", "gpu", 1024)
+
+
+def _timed(study: str, subject: str, params: str, where: str, size: int, kernel: float) -> Result:
+    return Result(f"study.{study}", subject, "variant", where, size, "ok", reps=1, kernel=kernel, params=params)
+
+
+def _claim(key: str) -> findings.Claim:
+    return next(c for c in findings.CLAIMS if c.key == key)
+
+
+def _verdict(key: str, device: DeviceFacts, results: list[Result], others=(CPU, GPU)) -> findings.Verdict:
+    return findings.judge(_claim(key), device, results, list(others))
+
+
+def test_findings_faster_and_slower_take_the_best_level():
+    results = [
+        _timed("lud_perimeter", "baseline", "", "cpu:0", 100, 1.0),
+        _timed("lud_perimeter", "granularity", "COARSEN=2", "cpu:0", 100, 1.0 / 1.10),  # 1.10x: just helps
+        _timed("lud_perimeter", "granularity", "COARSEN=4", "cpu:0", 100, 2.0),
+        _timed("lud_perimeter", "baseline", "", "gpu:0", 100, 1.0),
+        _timed("lud_perimeter", "granularity", "COARSEN=2", "gpu:0", 100, 1.05),  # 0.95x: not slower enough
+        _timed("lud_perimeter", "granularity", "COARSEN=4", "gpu:0", 100, 3.0),
+    ]
+    assert _verdict("coarsening", CPU, results).verdict == "holds"
+    assert _verdict("coarsening", GPU, results).verdict == "does not hold"
+    results[4] = _timed("lud_perimeter", "granularity", "COARSEN=2", "gpu:0", 100, 1.2)
+    assert _verdict("coarsening", GPU, results).verdict == "holds"
+    assert "0.33-0.83x at 100" in _verdict("coarsening", GPU, results).detail
+
+
+def test_findings_take_the_largest_size_and_growth_needs_two():
+    small = [
+        _timed("lud_perimeter", "baseline", "", "cpu:0", 100, 1.0),
+        _timed("lud_perimeter", "granularity", "COARSEN=2", "cpu:0", 100, 0.8),  # 1.25x
+    ]
+    assert _verdict("coarsening_grows", CPU, small).verdict == "not measured"
+    grown = small + [
+        _timed("lud_perimeter", "baseline", "", "cpu:0", 200, 1.0),
+        _timed("lud_perimeter", "granularity", "COARSEN=2", "cpu:0", 200, 0.5),  # 2x >= 1.1 x 1.25x
+    ]
+    assert _verdict("coarsening_grows", CPU, grown).verdict == "holds"
+    assert _verdict("coarsening", CPU, grown).detail.endswith("2.00x at 200; expected faster")
+    flat = small + [
+        _timed("lud_perimeter", "baseline", "", "cpu:0", 200, 1.0),
+        _timed("lud_perimeter", "granularity", "COARSEN=2", "cpu:0", 200, 0.78),
+    ]
+    assert _verdict("coarsening_grows", CPU, flat).verdict == "does not hold"
+    assert _verdict("coarsening_grows", GPU, grown).verdict == "n/a"
+
+
+def test_findings_partly_and_not_measured():
+    results = [
+        _timed("lud_internal", "baseline", "", "gpu:0", 64, 1.0),
+        _timed("lud_internal", "transposed", "", "gpu:0", 64, 2.0),  # slower: agrees
+        _timed("lud_internal", "vectorization", "WIDTH=4", "gpu:0", 64, 0.5),  # faster: does not
+    ]
+    assert _verdict("vectors_rearranged", GPU, results).verdict == "partly"
+    assert _verdict("vectors_rearranged", CPU, results).verdict == "not measured"
+    results.append(Result("study.lud_internal", "transposed", "variant", "cpu:0", 64, "skipped", message="no"))
+    assert _verdict("vectors_rearranged", CPU, results).verdict == "not measured"
+
+
+def test_findings_steady_and_references_other_than_the_baseline():
+    results = [_timed("bfs", "baseline", "", "gpu:0", 10, 1.0)]
+    results += [_timed("bfs", "geometry", f"WG={w}", "gpu:0", 10, 1.0 + d) for w, d in ((128, 0.05), (256, -0.05))]
+    assert _verdict("group_size_harmless", GPU, results).verdict == "holds"
+    results.append(_timed("bfs", "geometry", "WG=512", "gpu:0", 10, 1.2))
+    assert _verdict("group_size_harmless", GPU, results).verdict == "does not hold"
+    groups = [
+        _timed("crc", "groups", "PERCENT=50", "cpu:0", 10, 2.0),
+        _timed("crc", "groups", "PERCENT=100", "cpu:0", 10, 1.0),
+    ]
+    assert _verdict("fewer_groups_than_cores", CPU, groups).verdict == "holds"
+    vectors = [
+        _timed("lud_perimeter", "baseline", "", "gpu:0", 10, 1.0),
+        _timed("lud_perimeter", "granularity", "COARSEN=4", "gpu:0", 10, 2.0),
+        _timed("lud_perimeter", "vectorization", "COARSEN=4", "gpu:0", 10, 1.0),  # 2x over granularity 4
+    ]
+    verdict = _verdict("vectors_contiguous", GPU, vectors)
+    assert verdict.verdict == "does not hold" and "vs granularity: 2.00x" in verdict.detail
+
+
+def test_findings_compare_the_cpu_with_the_gpus():
+    results = [
+        _timed("needle", "baseline", "", "cpu:0", 10, 1.0),
+        _timed("needle", "geometry", "BS=32", "cpu:0", 10, 1.25),  # 0.8x
+        _timed("needle", "baseline", "", "gpu:0", 10, 1.0),
+        _timed("needle", "geometry", "BS=32", "gpu:0", 10, 4.0),  # 0.25x
+    ]
+    assert _verdict("heavy_items", CPU, results).verdict == "holds"
+    assert _verdict("heavy_items", CPU, results, others=[CPU]).verdict == "not measured"
+    assert _verdict("heavy_items", GPU, results).verdict == "holds"
+
+
+def test_findings_on_work_group_limits():
+    refused = Result(
+        "study.lud_internal", "geometry", "variant", "gpu:0", 64, "skipped", params="BS=64",
+        message="gpu:0 lacks work-groups of BS x BS work-items (the internal kernel)",
+    )  # fmt: skip
+    ran = _timed("lud_internal", "geometry", "BS=64", "cpu:0", 64, 1.0)
+    assert _verdict("work_group_limits", CPU, [ran, refused]).verdict == "holds"  # 4096, not 1024
+    assert _verdict("work_group_limits", GPU, []).verdict == "does not hold"
+    verdict = _verdict("work_group_limits", GPU, [ran, refused])
+    assert verdict.verdict == "holds" and "lud_internal geometry BS=64" in verdict.detail
+
+
+def test_findings_markdown_has_a_row_per_claim_and_a_column_per_device():
+    text = findings.markdown(findings.evaluate([], [CPU, GPU]), [CPU, GPU])
+    lines = text.strip().splitlines()
+    assert len(lines) == 2 + len(findings.CLAIMS)
+    assert all(line.count("|") == 5 for line in lines)
+    assert "**n/a**" in text and "**not measured**" in text
+
+
+# the command --------------------------------------------------------------------------------------
+
+
+def test_study_command_stores_checks_and_reports(tmp_path, device, capsys):
+    argv = ["study", "crc", "srad", "--variants", "granularity,padding", "--sizes", "crc=5000", "--sizes", "srad=33"]
+    rc = main([*argv, "--reps", "1", "--device", device.id, "--out", str(tmp_path), "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    seen = {(r["family"], r["subject"], r["params"], r["status"]) for r in out["results"]}
+    assert ("study.crc", "granularity", "COARSEN=16", "ok") in seen and ("study.srad", "padding", "BS=32", "ok") in seen
+    assert {r["status"] for r in out["results"]} == {"ok"} and len(out["results"]) == 5 + 3
+    assert {f["claim"] for f in out["findings"]} == {c.key for c in findings.CLAIMS}
+    report = tmp_path / "report"
+    page = (report / "index.html").read_text()
+    assert "padding" in page and "Findings" in page and (report / "crc-5000.png").exists()
+    assert "| Padding the data" in (report / "findings.md").read_text()
+    assert (report / f"findings-{device.id.replace(':', '-')}.md").exists()
+    assert main(["study", "--redraw", "--out", str(tmp_path)]) == 0
+    assert main(["report", "--out", str(tmp_path)]) == 2  # the bench report leaves study runs alone
+    assert "no bench runs" in capsys.readouterr().err
+
+
+def test_study_quick_runs_a_kernel_with_its_progress(tmp_path, device, capsys):
+    assert main(["study", "needle", "--quick", "--device", device.id, "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "Seed 002's conclusions" in err and "report:" in err
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["study", "lu"], "choose from all, lud, lud_perimeter, lud_internal, crc, needle, srad, bfs"),
+        (["study", "crc", "--variants", "tiles"], "choose from baseline, crc/baseline, granularity"),
+        (["study", "--sizes", "nope=10"], "unknown kernel 'nope'"),
+    ],
+)
+def test_unknown_names_list_the_valid_ones(argv, says, tmp_path, capsys):
+    assert main([*argv, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+def test_redraw_without_results_and_the_listing(tmp_path, capsys):
+    assert main(["study", "--redraw", "--out", str(tmp_path)]) == 2
+    assert "no results" in capsys.readouterr().err
+    assert main(["study", "--list"]) == 0
+    listing = capsys.readouterr().out
+    assert all(name in listing for name in STUDIES) and "granularity_adjacent" in listing
