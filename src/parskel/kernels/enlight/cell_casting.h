@@ -1,0 +1,184 @@
+/* Enlight: casting one ray through the triangles of one grid cell (seed 001 part 2, sections
+ * 3.4, 4.6, 4.7 and 4.10), shared by the single-ray and packet casters. Included, not built
+ * alone. A cell's triangles come as pairs begin .. end-1: pair_tri holds each one's triangle,
+ * pair_ref the centroid and area of its part inside the cell; the triangles of one volume are
+ * consecutive. */
+#ifndef PARSKEL_ENLIGHT_CELL_CASTING_H
+#define PARSKEL_ENLIGHT_CELL_CASTING_H
+
+#include "enlight.h"
+
+/* the intersections one ray keeps per cell; a cell with more is walked without the buffer */
+#ifndef MAX_HITS
+#define MAX_HITS 32
+#endif
+
+#define GEOMETRY                                                                               \
+    __global const uint *pair_tri, __global const REAL *pair_ref, __global const REAL *tris,   \
+        __global const uint *tri_volume
+#define GEOMETRY_ARGS pair_tri, pair_ref, tris, tri_volume
+
+/* insert hit (t, code) into ht/hk, kept sorted by t */
+inline void push_hit(REAL *ht, uint *hk, int *n, REAL t, uint code)
+{
+    int m = *n;
+    while (m > 0 && ht[m - 1] > t) {
+        ht[m] = ht[m - 1];
+        hk[m] = hk[m - 1];
+        --m;
+    }
+    ht[m] = t;
+    hk[m] = code;
+    *n += 1;
+}
+
+/* Walk sorted hits (code: pair offset << 1 | entering) from `counter`; the first exit that
+ * brings the counter to zero is the visible surface (section 2.3). */
+inline int walk_hits(const REAL *ht, const uint *hk, int n, int *counter, uint *found, REAL *t)
+{
+    for (int h = 0; h < n; ++h) {
+        int enter = (int)(hk[h] & 1u);
+        *counter += enter ? -1 : 1;
+        if (!enter && *counter == 0) {
+            *found = hk[h] >> 1;
+            *t = ht[h];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The same walk without a buffer, for a cell with more than MAX_HITS hits: the next hit in
+ * (t, pair) order is searched among all the cell's triangles each time. */
+inline int walk_unbuffered(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint end, int *counter, uint *found,
+                           REAL *found_t, GEOMETRY)
+{
+    REAL last_t = -FAR;
+    uint last_k = 0;
+    int started = 0;
+    for (;;) {
+        REAL best_t = FAR;
+        uint best_k = 0;
+        int best_enter = 0, any = 0;
+        for (uint k = begin; k < end; ++k) {
+            vec3 a, b, c;
+            load_triangle(tris, pair_tri[k], &a, &b, &c);
+            REAL t, u, v, det;
+            if (!intersect(o, d, a, b, c, &t, &u, &v, &det) || t < lo || t > hi)
+                continue;
+            int later = !started || t > last_t || (t == last_t && k > last_k);
+            if (later && (t < best_t || (t == best_t && k < best_k))) {
+                best_t = t;
+                best_k = k;
+                best_enter = det > (REAL)0;
+                any = 1;
+            }
+        }
+        if (!any)
+            return 0;
+        *counter += best_enter ? -1 : 1;
+        if (!best_enter && *counter == 0) {
+            *found = best_k - begin;
+            *found_t = best_t;
+            return 1;
+        }
+        last_t = best_t;
+        last_k = best_k;
+        started = 1;
+    }
+}
+
+/* Whether point p lies inside the volume whose pairs in this cell are s_begin .. s_end-1: a
+ * secondary ray to the reference point of pair `ref` on one of its triangles; the nearest
+ * triangle of the volume that it meets on the way tells from its facing (section 3.4). */
+inline int secondary_inside(vec3 p, uint ref, uint s_begin, uint s_end, GEOMETRY)
+{
+    vec3 target = load3(pair_ref + 4 * (size_t)ref);
+    vec3 dir = sub3(target, p);
+    vec3 a, b, c;
+    load_triangle(tris, pair_tri[ref], &a, &b, &c);
+    REAL facing = dot3(dir, cross3(sub3(b, a), sub3(c, a)));
+    REAL best = (REAL)1;
+    for (uint k = s_begin; k < s_end; ++k) {
+        if (k == ref)
+            continue;
+        load_triangle(tris, pair_tri[k], &a, &b, &c);
+        REAL t, u, v, det;
+        if (intersect(p, dir, a, b, c, &t, &u, &v, &det) && t > (REAL)0 && t < best) {
+            best = t;
+            facing = -det;
+        }
+    }
+    return facing > (REAL)0;
+}
+
+/* The single primary boolean cell caster's work in one cell (section 4.10): one pass over the
+ * cell's triangles intersects the ray, keeps the hits, and fixes the counter at the cell's
+ * entry per volume from the nearest primary hit on it, or, if the ray meets none of the
+ * volume's triangles here, from a secondary ray. Hits count in [lo, hi]. */
+inline int primary_cell(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint end, uint *found, REAL *found_t, GEOMETRY)
+{
+    REAL ht[MAX_HITS];
+    uint hk[MAX_HITS];
+    int nh = 0, overflow = 0, counter = 0;
+    /* containment is the same all along the ray's stretch for a volume it does not meet; the
+     * middle of the stretch keeps the secondary rays away from the cell's faces */
+    vec3 mid = add3(o, scale3(d, (REAL)0.5 * (lo + hi)));
+    uint k = begin;
+    uint volume = tri_volume[pair_tri[k]];
+    while (k < end) {
+        uint s_begin = k, ref = k, next = volume;
+        REAL best_t = FAR, best_area = (REAL)-1;
+        int best_enter = 0;
+        for (; k < end; ++k) {
+            uint tri = pair_tri[k];
+            next = tri_volume[tri];
+            if (next != volume)
+                break;
+            vec3 a, b, c;
+            load_triangle(tris, tri, &a, &b, &c);
+            REAL t, u, v, det;
+            if (intersect(o, d, a, b, c, &t, &u, &v, &det) && t >= lo && t <= hi) {
+                int enter = det > (REAL)0;
+                if (nh < MAX_HITS)
+                    push_hit(ht, hk, &nh, t, ((k - begin) << 1) | (uint)enter);
+                else
+                    overflow = 1;
+                if (t < best_t) {
+                    best_t = t;
+                    best_enter = enter;
+                }
+            }
+            REAL area = pair_ref[4 * (size_t)k + 3];
+            if (area > best_area) {
+                best_area = area;
+                ref = k;
+            }
+        }
+        int inside = best_t < FAR ? !best_enter : secondary_inside(mid, ref, s_begin, k, GEOMETRY_ARGS);
+        counter -= inside;
+        volume = next;
+    }
+    if (overflow)
+        return walk_unbuffered(o, d, lo, hi, begin, end, &counter, found, found_t, GEOMETRY_ARGS);
+    return walk_hits(ht, hk, nh, &counter, found, found_t);
+}
+
+/* the output of one pixel: the triangle hit, its distance and barycentric coordinates */
+inline void write_hit(size_t pixel, uint tri, REAL t, vec3 o, vec3 d, __global const REAL *tris, __global int *out_tri,
+                      __global REAL *out_depth, __global REAL *out_u, __global REAL *out_v)
+{
+    vec3 a, b, c;
+    load_triangle(tris, tri, &a, &b, &c);
+    REAL tt, u = (REAL)0, v = (REAL)0, det;
+    intersect(o, d, a, b, c, &tt, &u, &v, &det);
+    out_tri[pixel] = (int)tri;
+    out_depth[pixel] = t;
+    out_u[pixel] = u;
+    out_v[pixel] = v;
+}
+
+#define OUTPUT __global int *out_tri, __global REAL *out_depth, __global REAL *out_u, __global REAL *out_v
+#define OUTPUT_ARGS out_tri, out_depth, out_u, out_v
+
+#endif
