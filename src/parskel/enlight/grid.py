@@ -14,8 +14,8 @@ pass over the kept pairs.
 
 Device buffers (``REAL`` is float32 or float64):
 
-- ``tris``: 9 REALs per triangle, the stock's wound inward (the inverted stock of section
-  2.3); ``tri_volume``: uint32 per triangle.
+- ``tris``: 9 REALs per triangle, the stock's wound inward, its corners 1 and 2 swapped (the
+  inverted stock of section 2.3); ``tri_volume``: uint32 per triangle.
 - ``pair_cell``, ``pair_tri``: uint32 per kept pair, sorted by cell, the volumes' triangles in
   volume order within a cell; ``pair_ref``: 4 REALs per pair, the centroid and area of the
   triangle's part inside the cell (the secondary rays' reference points, section 3.4).
@@ -230,7 +230,7 @@ class Grid:
         self.scene_volume = np.concatenate([self.scene_volume, volume.astype(np.int32)])
         device_tris = triangles.copy()
         stock = volume == 0
-        device_tris[stock] = device_tris[stock][:, ::-1]  # the inverted stock
+        device_tris[stock] = device_tris[stock][:, [0, 2, 1]]  # the inverted stock
         self.tris = self._grown(self.tris, 9 * first_tri * self.dtype.itemsize, device_tris.astype(self.dtype))
         self.tri_volume = self._grown(self.tri_volume, 4 * first_tri, volume.astype(np.uint32))
         vol_box, vol_marks, marks_total, col_offsets, columns = self._volume_boxes(triangles, volume, first_vol)

@@ -116,7 +116,7 @@ def default_camera(lo: np.ndarray, hi: np.ndarray) -> Camera:
     centre = (lo + hi) / 2
     radius = float(np.linalg.norm(hi - lo)) / 2
     direction = np.array([1.0, -1.6, 1.2])
-    eye = centre + direction / np.linalg.norm(direction) * radius * 2.9
+    eye = centre + direction / np.linalg.norm(direction) * radius * 2.4
     return Camera(tuple(float(x) for x in eye), tuple(float(x) for x in centre))
 
 
@@ -167,6 +167,7 @@ def load_scene(path: str | Path) -> Scene:
     placed = [_placement(path, "stock", spec["stock"])] + [
         _placement(path, f"subtract[{i}]", e) for i, e in enumerate(entries)
     ]
+    cells = _cells(path, spec.get("grid"))
     meshes: dict[Path, Mesh] = {}
     for file, *_ in placed:
         if file not in meshes:
@@ -188,7 +189,7 @@ def load_scene(path: str | Path) -> Scene:
     names = [p[0].name for p in placed]
     lo, hi = triangles[: counts[0]].reshape(-1, 3).min(axis=0), triangles[: counts[0]].reshape(-1, 3).max(axis=0)
     camera = _camera(path, spec.get("camera"), lo, hi)
-    return Scene(triangles, volume, names, camera, _cells(path, spec.get("grid")), path)
+    return Scene(triangles, volume, names, camera, cells, path)
 
 
 def _placement(scene: Path, where: str, entry: Any) -> tuple[Path, np.ndarray, np.ndarray, np.ndarray]:
@@ -213,7 +214,10 @@ def _placement(scene: Path, where: str, entry: Any) -> tuple[Path, np.ndarray, n
 
 
 def _vector(value: Any) -> np.ndarray:
-    out = np.asarray(value, dtype=np.float64)
+    try:
+        out = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected three finite numbers, got {value!r}") from None
     if out.shape != (3,) or not np.isfinite(out).all():
         raise ValueError(f"expected three finite numbers, got {value!r}")
     return out
@@ -406,7 +410,7 @@ def impeller(out: str | Path, volumes: int = 48, triangles: int = 200_000) -> Wr
     degrees[:, 2] = np.arange(volumes) * 360.0 / volumes
     subtract = _entries("channel.stl", np.ones((volumes, 3)), np.zeros((volumes, 3)), degrees)
     stock = {"mesh": "disc.stl", "scale": [1.0, 1.0, 0.4]}
-    camera = default_camera(np.array([-1.0, -1.0, 0.0]), np.array([1.0, 1.0, 0.4]))
+    camera = Camera((1.3, -2.0, 2.1), (0.0, 0.0, 0.05))
     return _write(Path(out), {"disc.stl": disc, "channel.stl": channel}, stock, subtract, camera)
 
 

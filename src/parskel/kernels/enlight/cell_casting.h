@@ -164,21 +164,23 @@ inline int primary_cell(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint end, 
     return walk_hits(ht, hk, nh, &counter, found, found_t);
 }
 
-/* the output of one pixel: the triangle hit, its distance and barycentric coordinates */
-inline void write_hit(size_t pixel, uint tri, REAL t, vec3 o, vec3 d, __global const REAL *tris, __global int *out_tri,
-                      __global REAL *out_depth, __global REAL *out_u, __global REAL *out_v)
+#define OUTPUT __global int *out_tri, __global REAL *out_depth, __global REAL *out_u, __global REAL *out_v
+#define OUTPUT_ARGS out_tri, out_depth, out_u, out_v
+
+/* The output of one pixel: the triangle hit, its distance and barycentric coordinates, of the
+ * triangle as the scene has it (the stock's corners 1 and 2 were swapped to invert it). */
+inline void write_hit(size_t pixel, uint tri, REAL t, vec3 o, vec3 d, __global const REAL *tris,
+                      __global const uint *tri_volume, OUTPUT)
 {
     vec3 a, b, c;
     load_triangle(tris, tri, &a, &b, &c);
     REAL tt, u = (REAL)0, v = (REAL)0, det;
     intersect(o, d, a, b, c, &tt, &u, &v, &det);
+    int stock = tri_volume[tri] == 0;
     out_tri[pixel] = (int)tri;
     out_depth[pixel] = t;
-    out_u[pixel] = u;
-    out_v[pixel] = v;
+    out_u[pixel] = stock ? v : u;
+    out_v[pixel] = stock ? u : v;
 }
-
-#define OUTPUT __global int *out_tri, __global REAL *out_depth, __global REAL *out_u, __global REAL *out_v
-#define OUTPUT_ARGS out_tri, out_depth, out_u, out_v
 
 #endif

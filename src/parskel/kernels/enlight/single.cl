@@ -47,7 +47,7 @@ __kernel void single_ray(CASTER_ARGS)
             }
         }
         if (best < FAR) {
-            write_hit(pixel, pair_tri[best_k], best, o, d, tris, OUTPUT_ARGS);
+            write_hit(pixel, pair_tri[best_k], best, o, d, tris, tri_volume, OUTPUT_ARGS);
             return;
         }
     } while (dda_step(&g, &w));
@@ -78,7 +78,7 @@ __kernel void single_boolean(CASTER_ARGS)
         uint found;
         REAL t;
         if (walk_hits(ht, hk, nh, &counter, &found, &t)) {
-            write_hit(pixel, pair_tri[begin + found], t, o, d, tris, OUTPUT_ARGS);
+            write_hit(pixel, pair_tri[begin + found], t, o, d, tris, tri_volume, OUTPUT_ARGS);
             return;
         }
     } while (dda_step(&g, &w));
@@ -127,7 +127,7 @@ __kernel void single_boolean_cell(CASTER_ARGS)
         int hit = overflow ? walk_unbuffered(o, d, lo, hi, begin, end, &counter, &found, &t, GEOMETRY_ARGS)
                            : walk_hits(ht, hk, nh, &counter, &found, &t);
         if (hit) {
-            write_hit(pixel, pair_tri[begin + found], t, o, d, tris, OUTPUT_ARGS);
+            write_hit(pixel, pair_tri[begin + found], t, o, d, tris, tri_volume, OUTPUT_ARGS);
             return;
         }
     } while (dda_step(&g, &w));
@@ -144,7 +144,7 @@ __kernel void single_primary_boolean_cell(CASTER_ARGS)
         uint found;
         REAL t;
         if (primary_cell(o, d, w.t - slack, dda_exit(&w) + slack, begin, end, &found, &t, GEOMETRY_ARGS)) {
-            write_hit(pixel, pair_tri[begin + found], t, o, d, tris, OUTPUT_ARGS);
+            write_hit(pixel, pair_tri[begin + found], t, o, d, tris, tri_volume, OUTPUT_ARGS);
             return;
         }
     } while (dda_step(&g, &w));
