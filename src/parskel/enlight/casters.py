@@ -54,6 +54,8 @@ CASTERS: dict[str, Caster] = {
         Caster("single_primary_boolean_cell", "001 §4.10",
                "one pass per cell; primary hits fix the counter, secondary rays only where they miss",
                "single.cl", "single_primary_boolean_cell"),
+        Caster("packet", "001 §4.11", "8 x 8 rays a work-group, slice by slice, frustum culling in local memory",
+               "packet.cl", "packet"),
     )
 }  # fmt: skip
 DEFAULT = "single_primary_boolean_cell"

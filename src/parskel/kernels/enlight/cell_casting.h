@@ -18,6 +18,13 @@
         __global const uint *tri_volume
 #define GEOMETRY_ARGS pair_tri, pair_ref, tris, tri_volume
 
+/* the packet caster passes the cell's frustum-culling marks to primary_cell through these */
+#ifndef CULL_PARAM
+#define CULL_PARAM
+#define CULL_ARG
+#define PAIR_CULLED(k) 0
+#endif
+
 /* insert hit (t, code) into ht/hk, kept sorted by t */
 inline void push_hit(REAL *ht, uint *hk, int *n, REAL t, uint code)
 {
@@ -115,8 +122,11 @@ inline int secondary_inside(vec3 p, uint ref, uint s_begin, uint s_end, GEOMETRY
 /* The single primary boolean cell caster's work in one cell (section 4.10): one pass over the
  * cell's triangles intersects the ray, keeps the hits, and fixes the counter at the cell's
  * entry per volume from the nearest primary hit on it, or, if the ray meets none of the
- * volume's triangles here, from a secondary ray. Hits count in [lo, hi]. */
-inline int primary_cell(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint end, uint *found, REAL *found_t, GEOMETRY)
+ * volume's triangles here, from a secondary ray. Hits count in [lo, hi]. Triangles that
+ * PAIR_CULLED marks (outside a packet's frustum, so no ray of it can meet them) are not
+ * intersected; the secondary rays still see all of a volume's triangles. */
+inline int primary_cell(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint end, uint *found, REAL *found_t,
+                        GEOMETRY CULL_PARAM)
 {
     REAL ht[MAX_HITS];
     uint hk[MAX_HITS];
@@ -136,9 +146,10 @@ inline int primary_cell(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint end, 
             if (next != volume)
                 break;
             vec3 a, b, c;
-            load_triangle(tris, tri, &a, &b, &c);
             REAL t, u, v, det;
-            if (intersect(o, d, a, b, c, &t, &u, &v, &det) && t >= lo && t <= hi) {
+            if (!PAIR_CULLED(k))
+                load_triangle(tris, tri, &a, &b, &c);
+            if (!PAIR_CULLED(k) && intersect(o, d, a, b, c, &t, &u, &v, &det) && t >= lo && t <= hi) {
                 int enter = det > (REAL)0;
                 if (nh < MAX_HITS)
                     push_hit(ht, hk, &nh, t, ((k - begin) << 1) | (uint)enter);

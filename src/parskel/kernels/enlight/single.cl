@@ -143,7 +143,7 @@ __kernel void single_primary_boolean_cell(CASTER_ARGS)
             continue;
         uint found;
         REAL t;
-        if (primary_cell(o, d, w.t - slack, dda_exit(&w) + slack, begin, end, &found, &t, GEOMETRY_ARGS)) {
+        if (primary_cell(o, d, w.t - slack, dda_exit(&w) + slack, begin, end, &found, &t, GEOMETRY_ARGS CULL_ARG)) {
             write_hit(pixel, pair_tri[begin + found], t, o, d, tris, tri_volume, OUTPUT_ARGS);
             return;
         }
