@@ -47,9 +47,12 @@ def _grazing(scene: Scene, camera: Camera, pixels: np.ndarray) -> np.ndarray:
             u = np.einsum("ij,ij->i", s, p) / det
             v = (np.cross(s, e1) @ d) / det
             cosine = np.abs(det) / area
-        near_edge = (np.minimum(np.minimum(np.abs(u), np.abs(v)), np.abs(1 - u - v)) < 1e-3) & (u > -1e-3) & (
-            v > -1e-3
-        ) & (u + v < 1 + 1e-3)
+        near_edge = (
+            (np.minimum(np.minimum(np.abs(u), np.abs(v)), np.abs(1 - u - v)) < 1e-3)
+            & (u > -1e-3)
+            & (v > -1e-3)
+            & (u + v < 1 + 1e-3)
+        )
         edge_on = (cosine < 1e-3) & (u > -0.01) & (v > -0.01) & (u + v < 1.01)
         out.append(bool((near_edge | edge_on).any()))
     return np.array(out, dtype=bool)

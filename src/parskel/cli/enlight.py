@@ -8,6 +8,8 @@ import json
 import time
 from pathlib import Path
 
+from ..enlight.scenes import Camera, Scene
+from ..runtime import Device
 from .common import UsageError, positive_int, writable_folder
 
 SCENE_EPILOG = """examples:
@@ -91,7 +93,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     save_png(out / "frame.png", shade(frame, camera))
     np.savez_compressed(out / "buffers.npz", depth=frame.depth, triangle=frame.triangle, u=frame.u, v=frame.v)
     hits = int((frame.triangle >= 0).sum())
-    print(f"{out / 'frame.png'}: {camera.width} x {camera.height}, {hits:,} pixels hit, caster {chosen.name} on {dev.id}")
+    print(
+        f"{out / 'frame.png'}: {camera.width} x {camera.height}, {hits:,} pixels hit, caster {chosen.name} on {dev.id}"
+    )
     if args.orbit:
         images = []
         for k in range(args.orbit):
@@ -103,7 +107,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench(args: argparse.Namespace, scene, camera, dev, budget, out: Path) -> int:  # type: ignore[no-untyped-def]
+def _bench(args: argparse.Namespace, scene: Scene, camera: Camera, dev: Device, budget: int | None, out: Path) -> int:
     from ..enlight.measure import measure, time_reference
     from ..enlight.render import save_png, shade
 
@@ -158,7 +162,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     impeller = kinds.add_parser("impeller", help="a disc minus curved channels: the blades are left")
     impeller.add_argument("--volumes", type=positive_int, default=48, help="channels (default 48)")
     impeller.add_argument(
-        "--triangles", type=positive_int, default=200_000, help="triangles in all (default 200000; the seed's: 12500000)"
+        "--triangles",
+        type=positive_int,
+        default=200_000,
+        help="triangles in all (default 200000; the seed's: 12500000)",
     )
     boxes = kinds.add_parser("random-boxes", help="a cube minus random boxes")
     boxes.add_argument("--volumes", type=positive_int, default=1000, help="boxes (default 1000)")

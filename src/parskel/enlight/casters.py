@@ -215,9 +215,7 @@ class Casting:
         grid = self.grid
         assert grid is not None
         if self._tree is None:
-            yield _Part(
-                grid.box, grid.dims, grid.cell_start, grid.pair_tri, grid.pair_ref, grid.tris, grid.tri_volume
-            )
+            yield _Part(grid.box, grid.dims, grid.cell_start, grid.pair_tri, grid.pair_ref, grid.tris, grid.tri_volume)
             return
         for leaf in _leaves(self._tree, np.asarray(camera.eye)):
             yield self._upload(leaf)

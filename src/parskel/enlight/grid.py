@@ -347,4 +347,3 @@ class Grid:
             dev.to_device(col_starts.astype(np.uint32)),
             int(col_starts[-1]),
         )
-

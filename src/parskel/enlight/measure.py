@@ -9,8 +9,6 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ..runtime import Device
 from .casters import DEFAULT, Casting, caster
 from .grid import Grid

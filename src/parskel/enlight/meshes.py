@@ -170,7 +170,12 @@ def sweep(path: np.ndarray, frame_u: np.ndarray, frame_v: np.ndarray, half_u: fl
         sides.append(np.stack([a[:, k], b[:, k1], b[:, k]], axis=1))
     first, last = rings[0], rings[-1]
     ends = np.array(
-        [[first[0], first[2], first[1]], [first[0], first[3], first[2]], [last[0], last[1], last[2]], [last[0], last[2], last[3]]]
+        [
+            [first[0], first[2], first[1]],
+            [first[0], first[3], first[2]],
+            [last[0], last[1], last[2]],
+            [last[0], last[2], last[3]],
+        ]
     )
     tube = np.concatenate(sides + [ends])
     if signed_volume(tube) < 0:

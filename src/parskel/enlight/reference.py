@@ -12,13 +12,9 @@ passing from one subtraction volume into an adjoining one sees no surface there)
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, prange
 
 from .scenes import Camera, Scene
-
-try:
-    import numba
-except ImportError:  # pragma: no cover - numba is a dependency
-    numba = None
 
 
 def reference_cast(scene: Scene, camera: Camera, *, cells_per_triangle: float = 2.0) -> dict[str, np.ndarray]:
@@ -50,15 +46,8 @@ def reference_cast(scene: Scene, camera: Camera, *, cells_per_triangle: float = 
             "v": v.reshape(shape)}  # fmt: skip
 
 
-def _jit(parallel: bool = False):  # type: ignore[no-untyped-def]
-    def wrap(f):  # type: ignore[no-untyped-def]
-        return numba.njit(cache=True, parallel=parallel, fastmath=False)(f) if numba is not None else f
-
-    return wrap
-
-
-@_jit()
-def _bin(tris, lo, cell, n):  # type: ignore[no-untyped-def]
+@njit(cache=True)
+def _bin(tris, lo, cell, n):  # pragma: no cover - compiled
     """Triangles per cell by bounding box: start (cells + 1,) and the triangle indices."""
     cells = n[0] * n[1] * n[2]
     counts = np.zeros(cells + 1, np.int64)
@@ -88,8 +77,8 @@ def _bin(tris, lo, cell, n):  # type: ignore[no-untyped-def]
     return start, items
 
 
-@_jit()
-def _intersect(o, d, tri):  # type: ignore[no-untyped-def]
+@njit(cache=True)
+def _intersect(o, d, tri):  # pragma: no cover - compiled
     """Moller-Trumbore in double precision: (hit, t, u, v, det)."""
     e1 = tri[1] - tri[0]
     e2 = tri[2] - tri[0]
@@ -110,9 +99,11 @@ def _intersect(o, d, tri):  # type: ignore[no-untyped-def]
     return True, t, u, v, det
 
 
-@_jit(parallel=True)
-def _cast(tris, is_stock, lo, hi, cell, n, start, items, eye, dirs, out_tri, out_depth, out_u, out_v):  # type: ignore[no-untyped-def]
-    for r in numba.prange(len(dirs)) if numba is not None else range(len(dirs)):
+@njit(cache=True, parallel=True)
+def _cast(
+    tris, is_stock, lo, hi, cell, n, start, items, eye, dirs, out_tri, out_depth, out_u, out_v
+):  # pragma: no cover - compiled
+    for r in prange(len(dirs)):
         d = dirs[r]
         t0, t1 = -1e300, 1e300
         miss = False

@@ -76,7 +76,7 @@ class Camera:
         arm = np.asarray(self.eye, dtype=np.float64) - centre
         a = math.radians(degrees)
         turned = arm * math.cos(a) + np.cross(axis, arm) * math.sin(a) + axis * axis.dot(arm) * (1 - math.cos(a))
-        return replace(self, eye=tuple(float(x) for x in centre + turned))
+        return replace(self, eye=point(centre + turned))
 
 
 @dataclass
@@ -117,7 +117,13 @@ def default_camera(lo: np.ndarray, hi: np.ndarray) -> Camera:
     radius = float(np.linalg.norm(hi - lo)) / 2
     direction = np.array([1.0, -1.6, 1.2])
     eye = centre + direction / np.linalg.norm(direction) * radius * 2.4
-    return Camera(tuple(float(x) for x in eye), tuple(float(x) for x in centre))
+    return Camera(point(eye), point(centre))
+
+
+def point(values: Any) -> tuple[float, float, float]:
+    """Three numbers as a tuple of floats."""
+    x, y, z = (float(v) for v in values)
+    return (x, y, z)
 
 
 # placing meshes --------------------------------------------------------------------------------
@@ -234,9 +240,9 @@ def _camera(scene: Path, spec: Any, lo: np.ndarray, hi: np.ndarray) -> Camera:
         raise SceneError(f"scene file {str(scene)!r}, camera: unknown keys {sorted(unknown)}")
     try:
         camera = Camera(
-            eye=tuple(_vector(spec.get("eye", default.eye))),
-            look_at=tuple(_vector(spec.get("look_at", default.look_at))),
-            up=tuple(_vector(spec.get("up", default.up))),
+            eye=point(_vector(spec.get("eye", default.eye))),
+            look_at=point(_vector(spec.get("look_at", default.look_at))),
+            up=point(_vector(spec.get("up", default.up))),
             fov_y=float(spec.get("fov_y", default.fov_y)),
             width=int(spec.get("width", default.width)),
             height=int(spec.get("height", default.height)),
@@ -269,7 +275,9 @@ def _cells(scene: Path, spec: Any) -> tuple[int, int, int] | None:
         or len(cells) != 3
         or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in cells)
     ):
-        raise SceneError(f"scene file {str(scene)!r}: 'grid' must be {{\"cells\": [nx, ny, nz]}} with whole numbers >= 1")
+        raise SceneError(
+            f"scene file {str(scene)!r}: 'grid' must be {{\"cells\": [nx, ny, nz]}} with whole numbers >= 1"
+        )
     return (cells[0], cells[1], cells[2])
 
 
@@ -338,8 +346,8 @@ def menger(out: str | Path, level: int = 3) -> Written:
     scales, moves = [], []
     for lvl in range(1, level + 1):
         n = 3**lvl
-        a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-        a, b = a.ravel(), b.ravel()
+        a = np.repeat(np.arange(n), n)
+        b = np.tile(np.arange(n), n)
         # a new hole: the last base-3 digits of both are 1, and no earlier pair of digits is
         new = (a % 3 == 1) & (b % 3 == 1)
         for k in range(1, lvl):
@@ -377,9 +385,7 @@ def cylinder_head(out: str | Path, segments: int = 256) -> Written:
     placed.append(("box.stl", (0.5, 0.8, 0.1), (0, 0, 0), (0.2, 0.1, 0.45)))
     placed.append(("box.stl", (0.5, 0.8, 0.1), (0, 0, 0), (1.3, 0.1, 0.45)))
     placed.append(("box.stl", (0.08, 1.2, 0.12), (0, 0, 0), (0.96, -0.1, 0.42)))
-    subtract = [
-        {"mesh": m, "scale": list(s), "rotate_deg": list(r), "translate": list(t)} for m, s, r, t in placed
-    ]
+    subtract = [{"mesh": m, "scale": list(s), "rotate_deg": list(r), "translate": list(t)} for m, s, r, t in placed]
     lo, hi = np.zeros(3), np.array([2.0, 1.0, 0.5])
     stock = {"mesh": "box.stl", "scale": [2.0, 1.0, 0.5]}
     return _write(Path(out), {"box.stl": box(), "cylinder.stl": cyl}, stock, subtract, default_camera(lo, hi))
