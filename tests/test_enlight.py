@@ -341,3 +341,15 @@ def test_cli_mistakes_end_without_a_traceback(tmp_path: Path, args: list[str], m
     done = _parskel(*args, cwd=tmp_path)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_embree_peer_counts_like_the_reference(scene_dir: Path) -> None:
+    from parskel.enlight.peers import embree_available, embree_cast
+
+    ok, why = embree_available()
+    if not ok:
+        pytest.skip(f"the Embree peer is not installed: {why}")
+    scene, camera = _scene(scene_dir, "head")
+    depth = embree_cast(scene, camera)
+    assert np.isfinite(depth).sum() > camera.width * camera.height // 8
+    assert _matching(reference_cast(scene, camera)["depth"], depth).mean() >= 0.999

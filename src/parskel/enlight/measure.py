@@ -108,13 +108,15 @@ def _cells(scene: Scene) -> tuple[int, int, int]:
 
 
 def time_reference(scene: Scene, camera: Camera, frames: int = 3) -> float:
-    """Median seconds of the CPU reference per frame (after a warm-up that compiles it)."""
-    from .reference import reference_cast
+    """Median seconds of the CPU reference per frame, its grid built before and a warm-up
+    frame cast (which compiles it)."""
+    from .reference import Reference
 
-    reference_cast(scene, camera.resized(8, 8))
+    reference = Reference(scene)
+    reference.cast(camera.resized(8, 8))
     times = []
     for _ in range(frames):
         start = time.perf_counter()
-        reference_cast(scene, camera)
+        reference.cast(camera)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
