@@ -156,28 +156,38 @@ def cylinder(segments: int) -> np.ndarray:
     )
 
 
-def sweep(path: np.ndarray, frame_u: np.ndarray, frame_v: np.ndarray, half_u: float, half_v: float) -> np.ndarray:
+def sweep(
+    path: np.ndarray, frame_u: np.ndarray, frame_v: np.ndarray, half_u: float, half_v: float, parts: tuple[int, int]
+) -> np.ndarray:
     """A closed tube of rectangular cross-section (2 half_u x 2 half_v) swept along the points
     ``path`` (k, 3), the rectangle spanned by the unit vectors ``frame_u``, ``frame_v`` (k, 3)
-    at each point: 8 triangles per step and 4 for the two ends."""
-    offsets = ((-1, -1), (1, -1), (1, 1), (-1, 1))
-    rings = np.stack([path + su * half_u * frame_u + sv * half_v * frame_v for su, sv in offsets], axis=1)
-    a, b = rings[:-1], rings[1:]
-    sides = []
-    for k in range(4):
-        k1 = (k + 1) % 4
-        sides.append(np.stack([a[:, k], a[:, k1], b[:, k1]], axis=1))
-        sides.append(np.stack([a[:, k], b[:, k1], b[:, k]], axis=1))
-    first, last = rings[0], rings[-1]
-    ends = np.array(
+    at each point, its sides cut into ``parts`` (along u, along v) strips: a finely
+    tessellated surface, as CAD exports are, with 4 (parts_u + parts_v) triangles per step and
+    as many for the two ends (fans from the path's first and last points)."""
+    pu, pv = parts
+    # the rectangle's outline, counter-clockwise in (u, v), in steps of the strips
+    su = np.linspace(-1.0, 1.0, pu + 1)[:-1]
+    sv = np.linspace(-1.0, 1.0, pv + 1)[:-1]
+    outline = np.concatenate(
         [
-            [first[0], first[2], first[1]],
-            [first[0], first[3], first[2]],
-            [last[0], last[1], last[2]],
-            [last[0], last[2], last[3]],
+            np.stack([su, -np.ones(pu)], axis=1),
+            np.stack([np.ones(pv), sv], axis=1),
+            np.stack([-su, np.ones(pu)], axis=1),
+            np.stack([-np.ones(pv), -sv], axis=1),
         ]
     )
-    tube = np.concatenate(sides + [ends])
+    rings = (
+        path[:, None, :]
+        + outline[None, :, 0, None] * half_u * frame_u[:, None, :]
+        + outline[None, :, 1, None] * half_v * frame_v[:, None, :]
+    )
+    a, b = rings[:-1], rings[1:]
+    a1, b1 = np.roll(a, -1, axis=1), np.roll(b, -1, axis=1)
+    sides = np.concatenate([np.stack([a, a1, b1], axis=2), np.stack([a, b1, b], axis=2)]).reshape(-1, 3, 3)
+    first, last = rings[0], rings[-1]
+    start_fan = np.stack([np.broadcast_to(path[0], first.shape), np.roll(first, -1, axis=0), first], axis=1)
+    end_fan = np.stack([np.broadcast_to(path[-1], last.shape), last, np.roll(last, -1, axis=0)], axis=1)
+    tube = np.concatenate([sides, start_fan, end_fan])
     if signed_volume(tube) < 0:
         tube = tube[:, ::-1]
     return tube

@@ -369,48 +369,53 @@ def menger(out: str | Path, level: int = 3) -> Written:
     return _write(Path(out), {"box.stl": box()}, {"mesh": "box.stl"}, subtract, camera)
 
 
-def cylinder_head(out: str | Path, segments: int = 256) -> Written:
-    """A block of 2 x 1 x 0.5 minus 21 volumes: four combustion chambers and their eight valve
-    bores, four spark plug bores, two oil galleries, two pockets and a slot."""
-    cyl = cylinder(segments)
+def cylinder_head(out: str | Path, segments: int = 350) -> Written:
+    """A block of 2 x 1 x 0.5 minus 21 volumes, 28,024 triangles, a cylinder head in kind: four combustion
+    chambers from below, eight tilted valve bores and four spark plug bores from above, two
+    camshaft grooves along the top, two oil galleries through the block, and a cross slot."""
     placed: list[tuple[str, tuple, tuple, tuple]] = []  # mesh, scale, degrees, translate
     for k in range(4):
         x = 0.3 + 0.466 * k
         placed.append(("cylinder.stl", (0.2, 0.2, 0.16), (0, 0, 0), (x, 0.5, -0.05)))
-        for side, tilt in ((-1, -12.0), (1, 12.0)):
-            placed.append(("cylinder.stl", (0.065, 0.065, 0.55), (tilt, 0, 0), (x, 0.5 + side * 0.1, 0.05)))
-        placed.append(("cylinder.stl", (0.035, 0.035, 0.6), (0, 0, 0), (x + 0.11, 0.5, 0.0)))
-    for y in (0.14, 0.86):
-        placed.append(("cylinder.stl", (0.04, 0.04, 2.2), (0, 90, 0), (-0.1, y, 0.3)))
-    placed.append(("box.stl", (0.5, 0.8, 0.1), (0, 0, 0), (0.2, 0.1, 0.45)))
-    placed.append(("box.stl", (0.5, 0.8, 0.1), (0, 0, 0), (1.3, 0.1, 0.45)))
-    placed.append(("box.stl", (0.08, 1.2, 0.12), (0, 0, 0), (0.96, -0.1, 0.42)))
+        for side, tilt in ((-1, -14.0), (1, 14.0)):
+            placed.append(("cylinder.stl", (0.06, 0.06, 0.6), (tilt, 0, 0), (x - 0.07, 0.5 + side * 0.1, 0.05)))
+        placed.append(("cylinder.stl", (0.035, 0.035, 0.6), (0, 0, 0), (x + 0.1, 0.5, 0.0)))
+    for y in (0.22, 0.78):
+        placed.append(("cylinder.stl", (0.09, 0.09, 2.2), (0, 90, 0), (-0.1, y, 0.52)))
+    for y in (0.08, 0.92):
+        placed.append(("cylinder.stl", (0.03, 0.03, 2.2), (0, 90, 0), (-0.1, y, 0.2)))
+    placed.append(("box.stl", (0.06, 1.2, 0.1), (0, 0, 0), (0.97, -0.1, 0.43)))
     subtract = [{"mesh": m, "scale": list(s), "rotate_deg": list(r), "translate": list(t)} for m, s, r, t in placed]
     lo, hi = np.zeros(3), np.array([2.0, 1.0, 0.5])
     stock = {"mesh": "box.stl", "scale": [2.0, 1.0, 0.5]}
-    return _write(Path(out), {"box.stl": box(), "cylinder.stl": cyl}, stock, subtract, default_camera(lo, hi))
+    meshes = {"box.stl": box(), "cylinder.stl": cylinder(segments)}
+    return _write(Path(out), meshes, stock, subtract, default_camera(lo, hi))
 
 
 def impeller(out: str | Path, volumes: int = 48, triangles: int = 200_000) -> Written:
-    """A disc of radius 1 and height 0.4 minus ``volumes`` curved channels, each a swept
-    rectangle along a spiral from the hub out of the rim, rotated copies of one mesh: the
-    blades are what is left. ``triangles`` is the scene's total (12.5 million in the seed)."""
+    """A disc of radius 1 and height 0.4 minus ``volumes`` curved channels, rotated copies of
+    one mesh: a swept rectangle along a spiral from the hub out of the rim, tessellated into
+    near-square triangles, about ``triangles`` in the whole scene (12.5 million in the seed's
+    multi impeller). The blades are what the channels leave."""
     if volumes < 1:
         raise SceneError(f"an impeller needs at least 1 channel, not {volumes}")
-    steps = max(8, (triangles // volumes - 4) // 8)
-    s = np.linspace(0.0, 1.0, steps + 1)
-    radius = 0.25 + 0.95 * s
-    angle = 1.1 * s**1.3
-    height = 0.42 - 0.22 * s
-    path = np.stack([radius * np.cos(angle), radius * np.sin(angle), height], axis=1)
+    half_u, half_v = 0.55 * math.pi / volumes / 2 + 0.005, 0.2
+    fine = 4000
+    s = np.linspace(0.0, 1.0, fine + 1)
+    rough = _spiral(s)
+    length = float(np.linalg.norm(np.diff(rough, axis=0), axis=1).sum())
+    perimeter = 4 * (half_u + half_v)
+    # square triangles of side h: 2 (length / h) (perimeter / h) of them per channel
+    h = math.sqrt(2 * length * perimeter / max(triangles / volumes, 64))
+    steps = max(4, math.ceil(length / h))
+    parts = (max(1, math.ceil(2 * half_u / h)), max(1, math.ceil(2 * half_v / h)))
+    path = _spiral(np.linspace(0.0, 1.0, steps + 1))
     tangent = np.gradient(path, axis=0)
     tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
-    up = np.tile([0.0, 0.0, 1.0], (len(s), 1))
-    side = np.cross(tangent, up)
+    side = np.cross(tangent, np.tile([0.0, 0.0, 1.0], (len(path), 1)))
     side /= np.linalg.norm(side, axis=1, keepdims=True)
     normal = np.cross(side, tangent)
-    width = 0.55 * math.pi / volumes + 0.01
-    channel = sweep(path, side, normal, width, 0.2)
+    channel = sweep(path, side, normal, half_u, half_v, parts)
     disc = cylinder(256)
     degrees = np.zeros((volumes, 3))
     degrees[:, 2] = np.arange(volumes) * 360.0 / volumes
@@ -418,6 +423,14 @@ def impeller(out: str | Path, volumes: int = 48, triangles: int = 200_000) -> Wr
     stock = {"mesh": "disc.stl", "scale": [1.0, 1.0, 0.4]}
     camera = Camera((1.3, -2.0, 2.1), (0.0, 0.0, 0.05))
     return _write(Path(out), {"disc.stl": disc, "channel.stl": channel}, stock, subtract, camera)
+
+
+def _spiral(s: np.ndarray) -> np.ndarray:
+    """The impeller channels' centre line at parameters s in [0, 1]: out from the hub, turning
+    and sinking towards the rim."""
+    radius = 0.25 + 0.95 * s
+    angle = 1.1 * s**1.3
+    return np.stack([radius * np.cos(angle), radius * np.sin(angle), 0.42 - 0.22 * s], axis=1)
 
 
 def random_boxes(out: str | Path, volumes: int = 1000, seed: int = 1) -> Written:
