@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParskelError
-from .meshes import Mesh, box, cylinder, load_mesh, sweep, write_stl
+from .meshes import box, cylinder, load_mesh, sweep, write_stl
 
 
 class SceneError(ParskelError, ValueError):
@@ -174,59 +174,61 @@ def load_scene(path: str | Path) -> Scene:
         _placement(path, f"subtract[{i}]", e) for i, e in enumerate(entries)
     ]
     cells = _cells(path, spec.get("grid"))
-    meshes: dict[Path, Mesh] = {}
-    for file, *_ in placed:
-        if file not in meshes:
-            meshes[file] = load_mesh(file)
+    files = {name: (path.parent / name).resolve() for name in {p[0] for p in placed}}
+    by_file: dict[str, list[int]] = {}
+    for i, (name, *_) in enumerate(placed):
+        by_file.setdefault(name, []).append(i)
     pieces: list[np.ndarray | None] = [None] * len(placed)
-    by_file: dict[Path, list[int]] = {}
-    for i, (file, *_) in enumerate(placed):
-        by_file.setdefault(file, []).append(i)
-    for file, indices in by_file.items():
-        tris = meshes[file].triangles
-        scale = np.array([placed[i][1] for i in indices])
-        degrees = np.array([placed[i][2] for i in indices])
-        translate = np.array([placed[i][3] for i in indices])
+    names: list[str] = [""] * len(placed)
+    for name, indices in by_file.items():
+        tris = load_mesh(files[name]).triangles
+        scale, degrees, translate = (np.array([placed[i][k] for i in indices], dtype=np.float64) for k in (1, 2, 3))
         for i, copy in zip(indices, place(tris, scale, degrees, translate)):
             pieces[i] = copy
+            names[i] = files[name].name
     triangles = np.concatenate([p for p in pieces if p is not None])
     counts = [len(p) for p in pieces if p is not None]
     volume = np.repeat(np.arange(len(placed), dtype=np.int32), counts)
-    names = [p[0].name for p in placed]
     lo, hi = triangles[: counts[0]].reshape(-1, 3).min(axis=0), triangles[: counts[0]].reshape(-1, 3).max(axis=0)
     camera = _camera(path, spec.get("camera"), lo, hi)
     return Scene(triangles, volume, names, camera, cells, path)
 
 
-def _placement(scene: Path, where: str, entry: Any) -> tuple[Path, np.ndarray, np.ndarray, np.ndarray]:
+Triple = tuple[float, float, float]
+
+
+def _placement(scene: Path, where: str, entry: Any) -> tuple[str, Triple, Triple, Triple]:
+    """One entry of a scene file: its mesh path as written, scale, angles and move."""
     if isinstance(entry, str):
-        entry = {"mesh": entry}
+        return entry, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
     if not isinstance(entry, dict) or not isinstance(entry.get("mesh"), str):
         raise SceneError(f"scene file {str(scene)!r}, {where}: give a mesh path or an object with a 'mesh' path")
-    unknown = set(entry) - {"mesh", "translate", "rotate_deg", "scale"}
-    if unknown:
+    if len(entry) > 1 and not entry.keys() <= {"mesh", "translate", "rotate_deg", "scale"}:
+        unknown = set(entry) - {"mesh", "translate", "rotate_deg", "scale"}
         raise SceneError(f"scene file {str(scene)!r}, {where}: unknown keys {sorted(unknown)}")
-    file = (scene.parent / entry["mesh"]).resolve()
     try:
-        translate = _vector(entry.get("translate", [0, 0, 0]))
-        degrees = _vector(entry.get("rotate_deg", [0, 0, 0]))
-        s = entry.get("scale", 1)
-        scale = _vector([s, s, s] if isinstance(s, (int, float)) else s)
-    except (TypeError, ValueError) as exc:
+        translate = _triple(entry.get("translate", (0.0, 0.0, 0.0)))
+        degrees = _triple(entry.get("rotate_deg", (0.0, 0.0, 0.0)))
+        s = entry.get("scale", 1.0)
+        scale = _triple((s, s, s) if isinstance(s, (int, float)) and not isinstance(s, bool) else s)
+    except ValueError as exc:
         raise SceneError(f"scene file {str(scene)!r}, {where}: {exc}") from None
-    if not np.all(scale != 0):
+    if 0.0 in scale:
         raise SceneError(f"scene file {str(scene)!r}, {where}: a scale of 0 flattens the mesh")
-    return file, scale, degrees, translate
+    return entry["mesh"], scale, degrees, translate
 
 
-def _vector(value: Any) -> np.ndarray:
-    try:
-        out = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"expected three finite numbers, got {value!r}") from None
-    if out.shape != (3,) or not np.isfinite(out).all():
-        raise ValueError(f"expected three finite numbers, got {value!r}")
-    return out
+def _triple(value: Any) -> Triple:
+    """Three finite numbers; ``ValueError`` otherwise."""
+    if isinstance(value, (list, tuple)) and len(value) == 3:
+        try:
+            x, y, z = (float(v) for v in value if not isinstance(v, (bool, str)))
+        except (TypeError, ValueError):
+            pass
+        else:
+            if math.isfinite(x) and math.isfinite(y) and math.isfinite(z):
+                return (x, y, z)
+    raise ValueError(f"expected three finite numbers, got {value!r}")
 
 
 def _camera(scene: Path, spec: Any, lo: np.ndarray, hi: np.ndarray) -> Camera:
@@ -240,9 +242,9 @@ def _camera(scene: Path, spec: Any, lo: np.ndarray, hi: np.ndarray) -> Camera:
         raise SceneError(f"scene file {str(scene)!r}, camera: unknown keys {sorted(unknown)}")
     try:
         camera = Camera(
-            eye=point(_vector(spec.get("eye", default.eye))),
-            look_at=point(_vector(spec.get("look_at", default.look_at))),
-            up=point(_vector(spec.get("up", default.up))),
+            eye=_triple(spec.get("eye", default.eye)),
+            look_at=_triple(spec.get("look_at", default.look_at)),
+            up=_triple(spec.get("up", default.up)),
             fov_y=float(spec.get("fov_y", default.fov_y)),
             width=int(spec.get("width", default.width)),
             height=int(spec.get("height", default.height)),
