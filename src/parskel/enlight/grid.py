@@ -297,7 +297,9 @@ class Grid:
             self.pair_ref,
         )
         cells = self.layout.cells
-        self._launch("cell_starts", cells + 1, self.pair_cell, u32(total), u32(cells), self.cell_start)
+        dev.fill(self.cell_start, u32(0))
+        self._launch("count_cells", total, self.pair_cell, u32(total), self.cell_start)
+        self._offsets(self.cell_start, cells)
         self.stats.pairs = total
 
     def _grown(self, old: Buffer, used: int, extra: np.ndarray) -> Buffer:

@@ -6,7 +6,7 @@
  *   mark_pairs                                                 surface cells per volume
  *   count_crossings, scan, cross_columns, resolve_columns      inside cells per volume (parity)
  *   keep_pairs, scan, compact_pairs, radix sort, gather_pairs  the batch's pairs in surface cells
- *   keep_pairs, scan, compact_pairs, merge_pairs, cell_starts  merged into the grid's pairs
+ *   keep_pairs, scan, compact_pairs, merge_pairs, count_cells, scan   merged into the grid's pairs
  *
  * A batch is a range of triangles of whole volumes: all of them for a new grid, one volume
  * when a volume is added. Cell flags only gain bits, so a batch merges by Table 1's rules. */
@@ -414,10 +414,10 @@ __kernel void merge_pairs(__global const uint *cell_a, __global const uint *tri_
         ref_out[4 * (size_t)p + k] = ref[k];
 }
 
-/* where each cell's pairs begin, for cells 0 .. cells (the last is the end of the list) */
-__kernel void cell_starts(__global const uint *pair_cell, uint n, uint cells, __global uint *start)
+/* how many pairs each cell holds; a scan of the counts gives where each cell's pairs begin */
+__kernel void count_cells(__global const uint *pair_cell, uint n, __global uint *counts)
 {
-    uint c = get_global_id(0);
-    if (c <= cells)
-        start[c] = search_keys(pair_cell, n, c, 0);
+    uint i = get_global_id(0);
+    if (i < n)
+        atomic_inc(&counts[pair_cell[i]]);
 }
