@@ -112,7 +112,14 @@ def _bench(args: argparse.Namespace, scene: Scene, camera: Camera, dev: Device, 
     from ..enlight.render import save_png, shade
 
     figures, grid = measure(
-        scene, dev, camera, name=args.caster, precision=args.precision, cells=args.cells, budget=budget
+        scene,
+        dev,
+        camera,
+        name=args.caster,
+        precision=args.precision,
+        frames=args.frames,
+        cells=args.cells,
+        budget=budget,
     )
     if args.reference:
         figures.peers["cpu_reference"] = time_reference(scene, camera)
@@ -192,8 +199,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--budget-mb", type=float, help="cast out of core, the grid in parts of at most this many MiB")
     r.add_argument("--orbit", type=positive_int, help="also write orbit.gif, N frames around the scene")
     r.add_argument(
-        "--bench", action="store_true", help="time 10 frames after a warm-up, the grid's build and one update"
+        "--bench", action="store_true", help="time frames after a warm-up (--frames), the grid's build and one update"
     )
+    r.add_argument("--frames", type=positive_int, default=10, help="with --bench: frames timed (default 10)")
     r.add_argument("--reference", action="store_true", help="with --bench: time the CPU reference too")
     r.add_argument("--embree", action="store_true", help="with --bench: time Embree too (trimesh + embreex)")
     r.set_defaults(handler=cmd_render)

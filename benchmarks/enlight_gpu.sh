@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Enlight on the GPU machine (docs/enlight.md, "H200"): generate the seed's scenes at full size
+# and time them with `parskel render --bench` at 1024x768 on cuda:0 and on the NVIDIA OpenCL
+# device, then Embree on the host's cores where its wheel (embreex) is installed.
+#
+#   bash benchmarks/enlight_gpu.sh OUT          (about 5 minutes on an H200; everything under OUT)
+#
+# OUT/<run>/<scene>/ gets bench.json, bench.txt and frame.png; OUT/summary.txt collects the
+# figures. Each run has its own time limit, so one that fails or stalls costs only itself.
+set -uo pipefail
+OUT=${1:?usage: bash benchmarks/enlight_gpu.sh OUT}
+# smaller settings for a trial run elsewhere, e.g. on PoCL:
+#   GPU=opencl:0:0 SIZE=64x48 LEVEL=2 TRIANGLES=20000 BOXES=100 bash benchmarks/enlight_gpu.sh /tmp/trial
+SIZE=${SIZE:-1024x768}
+GPU=${GPU:-cuda:0}
+LEVEL=${LEVEL:-5}
+TRIANGLES=${TRIANGLES:-12500000}
+BOXES=${BOXES:-100000}
+LIMIT=${LIMIT:-150}
+PARSKEL=${PARSKEL:-parskel}
+mkdir -p "$OUT/scenes"
+exec > >(tee "$OUT/log.txt") 2>&1
+
+echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse --short HEAD 2>/dev/null)"
+nvidia-smi -L 2>/dev/null || true
+$PARSKEL devices
+
+$PARSKEL scene cylinder-head --out "$OUT/scenes/cylinder-head"
+$PARSKEL scene menger --level "$LEVEL" --out "$OUT/scenes/menger"
+$PARSKEL scene impeller --volumes 48 --triangles "$TRIANGLES" --out "$OUT/scenes/impeller"
+$PARSKEL scene random-boxes --volumes "$BOXES" --out "$OUT/scenes/boxes"
+SCENES="cylinder-head menger impeller boxes"
+
+# the NVIDIA OpenCL device's id, e.g. opencl:1:0
+NVCL=$($PARSKEL devices --json | python3 -c '
+import json, sys
+ids = [d["id"] for d in json.load(sys.stdin) if d["backend"] == "opencl" and "nvidia" in d["vendor"].lower()]
+print(ids[0] if ids else "")')
+
+run() {  # label device scene [extra options]
+    local label=$1 dev=$2 scene=$3
+    shift 3
+    local dir="$OUT/$label/$scene"
+    mkdir -p "$dir"
+    echo "## $scene on $dev $*"
+    timeout "$LIMIT" $PARSKEL render "$OUT/scenes/$scene/scene.json" --out "$dir" --bench --size "$SIZE" \
+        --device "$dev" "$@" | tee "$dir/bench.txt" || echo "(failed or timed out: $dev $scene)"
+}
+
+for scene in $SCENES; do run cuda "$GPU" "$scene"; done
+if [ -n "$NVCL" ]; then
+    for scene in $SCENES; do run opencl "$NVCL" "$scene"; done
+else
+    echo "(no NVIDIA OpenCL device)"
+fi
+run cuda-double "$GPU" cylinder-head --precision double
+run cuda-double "$GPU" menger --precision double
+run cuda-packet "$GPU" cylinder-head --caster packet --frames 3
+run cuda-packet "$GPU" menger --caster packet --frames 3
+
+if python3 -c 'import embreex' 2>/dev/null; then
+    for scene in $SCENES; do run cuda-embree "$GPU" "$scene" --embree; done
+else
+    echo "(no Embree peer: pip install trimesh embreex)"
+fi
+
+grep -h -e "^scene" -e "^device" -e "^grid" -e "^build" -e "^frames" -e "^peer" -e "^caster" "$OUT"/*/*/bench.txt \
+    > "$OUT/summary.txt" 2>/dev/null || true
+echo "# done $(date -u +%Y-%m-%dT%H:%M:%SZ)"
