@@ -122,11 +122,11 @@ def _bench(args: argparse.Namespace, scene: Scene, camera: Camera, dev: Device, 
         budget=budget,
     )
     if args.reference:
-        figures.peers["cpu_reference"] = time_reference(scene, camera)
+        figures.peers["cpu_reference"] = time_reference(scene, camera, min(3, args.frames))
     if args.embree:
         from ..enlight.peers import time_embree
 
-        figures.peers["embree"] = time_embree(scene, camera)
+        figures.peers["embree"] = time_embree(scene, camera, min(3, args.frames))
     from ..enlight.casters import Casting
 
     frame = Casting(grid, args.caster, device=dev, precision=args.precision, budget=budget).cast(camera)
@@ -202,8 +202,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bench", action="store_true", help="time frames after a warm-up (--frames), the grid's build and one update"
     )
     r.add_argument("--frames", type=positive_int, default=10, help="with --bench: frames timed (default 10)")
-    r.add_argument("--reference", action="store_true", help="with --bench: time the CPU reference too")
-    r.add_argument("--embree", action="store_true", help="with --bench: time Embree too (trimesh + embreex)")
+    r.add_argument(
+        "--reference", action="store_true", help="with --bench: time the CPU reference too (3 frames at most)"
+    )
+    r.add_argument(
+        "--embree", action="store_true", help="with --bench: time Embree too (trimesh + embreex; 3 frames at most)"
+    )
     r.set_defaults(handler=cmd_render)
 
 
