@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Enlight on the GPU machine (docs/enlight.md, "H200"): generate the seed's scenes at full size
 # and time them with `parskel render --bench` at 1024x768 on cuda:0 and on the NVIDIA OpenCL
-# device, then Embree on the host's cores where its wheel (embreex) is installed.
+# device, with Embree on the host's cores as the peer where its wheel (embreex) is installed.
 #
 #   bash benchmarks/enlight_gpu.sh OUT          (about 5 minutes on an H200; everything under OUT)
 #
@@ -17,7 +17,8 @@ LEVEL=${LEVEL:-5}
 TRIANGLES=${TRIANGLES:-12500000}
 BOXES=${BOXES:-100000}
 LIMIT=${LIMIT:-150}
-PARSKEL=${PARSKEL:-parskel}
+PY=${PY:-python3}  # the Python that has parskel (and, for the peer, embreex)
+PARSKEL="$PY -m parskel"
 mkdir -p "$OUT/scenes"
 exec > >(tee "$OUT/log.txt") 2>&1
 
@@ -32,7 +33,7 @@ $PARSKEL scene random-boxes --volumes "$BOXES" --out "$OUT/scenes/boxes"
 SCENES="cylinder-head menger impeller boxes"
 
 # the NVIDIA OpenCL device's id, e.g. opencl:1:0
-NVCL=$($PARSKEL devices --json | python3 -c '
+NVCL=$($PARSKEL devices --json | $PY -c '
 import json, sys
 ids = [d["id"] for d in json.load(sys.stdin) if d["backend"] == "opencl" and "nvidia" in d["vendor"].lower()]
 print(ids[0] if ids else "")')
@@ -47,24 +48,24 @@ run() {  # label device scene [extra options]
         --device "$dev" "$@" | tee "$dir/bench.txt" || echo "(failed or timed out: $dev $scene)"
 }
 
-for scene in $SCENES; do run cuda "$GPU" "$scene"; done
+# Embree (trimesh + embreex) on the host's cores in the same runs as CUDA, after parskel's
+# figures are printed; not on the sponge, where trimesh's way of finding all hits (casting again
+# past each one) meets up to a hundred walls a ray (51 s a frame on 2 cores at level 4)
+EMBREE=""
+if $PY -c 'import embreex' 2>/dev/null; then EMBREE="--embree"; else echo "(no Embree peer: pip install trimesh embreex)"; fi
+run cuda "$GPU" cylinder-head $EMBREE
+run cuda "$GPU" menger
+run cuda "$GPU" impeller $EMBREE
+run cuda "$GPU" boxes
 if [ -n "$NVCL" ]; then
     for scene in $SCENES; do run opencl "$NVCL" "$scene"; done
 else
     echo "(no NVIDIA OpenCL device)"
 fi
 run cuda-double "$GPU" cylinder-head --precision double
-run cuda-double "$GPU" menger --precision double
 run cuda-packet "$GPU" cylinder-head --caster packet --frames 3
-run cuda-packet "$GPU" menger --caster packet --frames 3
-
-# not the sponge: trimesh finds all hits by casting again past each one, and a ray through the
-# sponge crosses up to a hundred walls (51 s a frame on 2 cores for level 4)
-if python3 -c 'import embreex' 2>/dev/null; then
-    for scene in cylinder-head impeller boxes; do run cuda-embree "$GPU" "$scene" --embree --frames 1; done
-else
-    echo "(no Embree peer: pip install trimesh embreex)"
-fi
+# last, as it may take minutes: Embree on 100,000 boxes (48 s a frame for 10,000 on 2 cores)
+if [ -n "$EMBREE" ]; then run cuda-embree "$GPU" boxes --embree --frames 1; fi
 
 grep -h -e "^scene" -e "^device" -e "^grid" -e "^build" -e "^frames" -e "^peer" -e "^caster" "$OUT"/*/*/bench.txt \
     > "$OUT/summary.txt" 2>/dev/null || true

@@ -108,10 +108,13 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace, scene: Scene, camera: Camera, dev: Device, budget: int | None, out: Path) -> int:
+    """Time the scene; the device's figures are printed and saved before the peers run, so a
+    peer that is stopped for taking too long costs only its own line."""
+    from ..enlight.casters import Casting
     from ..enlight.measure import measure, time_reference
     from ..enlight.render import save_png, shade
 
-    figures, grid = measure(
+    f, grid = measure(
         scene,
         dev,
         camera,
@@ -121,17 +124,8 @@ def _bench(args: argparse.Namespace, scene: Scene, camera: Camera, dev: Device, 
         cells=args.cells,
         budget=budget,
     )
-    if args.reference:
-        figures.peers["cpu_reference"] = time_reference(scene, camera, min(3, args.frames))
-    if args.embree:
-        from ..enlight.peers import time_embree
-
-        figures.peers["embree"] = time_embree(scene, camera, min(3, args.frames))
-    from ..enlight.casters import Casting
-
     frame = Casting(grid, args.caster, device=dev, precision=args.precision, budget=budget).cast(camera)
     save_png(out / "frame.png", shade(frame, camera))
-    f = figures
     update = "-" if f.update_seconds is None else f"{f.update_seconds * 1e3:.1f} ms"
     lines = [
         f"scene    {f.scene}: {f.volumes:,} volumes, {f.triangles:,} triangles",
@@ -143,13 +137,24 @@ def _bench(args: argparse.Namespace, scene: Scene, camera: Camera, dev: Device, 
         f"frames   {f.frames} after a warm-up: median {f.frame_seconds * 1e3:.2f} ms a frame = {f.fps:.1f} FPS "
         f"(kernels {f.kernel_seconds * 1e3:.2f} ms)",
     ]
-    for peer, seconds in f.peers.items():
-        lines.append(
+    print("\n".join(lines), flush=True)
+    record = out / "bench.json"
+    record.write_text(json.dumps(f.as_dict(), indent=2) + "\n", encoding="utf-8")
+    peers = []
+    if args.reference:
+        peers.append(("cpu_reference", lambda: time_reference(scene, camera, min(3, args.frames))))
+    if args.embree:
+        from ..enlight.peers import time_embree
+
+        peers.append(("embree", lambda: time_embree(scene, camera, min(3, args.frames))))
+    for peer, timed in peers:
+        seconds = f.peers[peer] = timed()
+        print(
             f"peer     {peer}: {seconds * 1e3:.1f} ms a frame = {1 / seconds:.2f} FPS; "
-            f"parskel {seconds / f.frame_seconds:.1f}x faster"
+            f"parskel {seconds / f.frame_seconds:.1f}x faster",
+            flush=True,
         )
-    print("\n".join(lines))
-    (out / "bench.json").write_text(json.dumps(f.as_dict(), indent=2) + "\n", encoding="utf-8")
+        record.write_text(json.dumps(f.as_dict(), indent=2) + "\n", encoding="utf-8")
     return 0
 
 

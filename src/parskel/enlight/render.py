@@ -16,13 +16,13 @@ from .scenes import Camera
 STOCK = np.array([0.72, 0.76, 0.82])
 CUT = np.array([0.93, 0.62, 0.30])
 BACKGROUND = np.array([0.97, 0.97, 0.98])
-AMBIENT = 0.22
+AMBIENT = 0.3
 
 
 def shade(frame: Frame, camera: Camera) -> np.ndarray:
     """The frame as an RGB image (height, width, 3) of uint8.
 
-    The light sits above and to the left of the eye; a surface is lit on the side that faces
+    The light sits above and to the right of the eye; a surface is lit on the side that faces
     the eye, whichever way its triangle is wound.
     """
     h, w = frame.triangle.shape
@@ -31,7 +31,7 @@ def shade(frame: Frame, camera: Camera) -> np.ndarray:
         return (np.clip(rgb, 0, 1) * 255 + 0.5).astype(np.uint8)
     _, dirs = camera.rays()
     _, forward, right, up = camera.basis()
-    light = -forward + 0.7 * up / np.linalg.norm(up) - 0.5 * right / np.linalg.norm(right)
+    light = -forward + 0.6 * up / np.linalg.norm(up) + 0.4 * right / np.linalg.norm(right)
     light /= np.linalg.norm(light)
     rgb = np.broadcast_to(BACKGROUND, (h, w, 3)).copy()
     hit = frame.triangle >= 0

@@ -441,7 +441,7 @@ def random_boxes(out: str | Path, volumes: int = 1000, seed: int = 1) -> Written
     if volumes < 1:
         raise SceneError(f"random-boxes needs at least 1 box, not {volumes}")
     rng = np.random.default_rng(seed)
-    edge = 0.9 * volumes ** (-1 / 3)
+    edge = 1.3 * volumes ** (-1 / 3)
     scale = edge * rng.uniform(0.3, 1.0, size=(volumes, 3))
     degrees = rng.uniform(0.0, 360.0, size=(volumes, 3))
     translate = rng.uniform(-0.05, 1.0, size=(volumes, 3))
