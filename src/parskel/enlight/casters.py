@@ -141,6 +141,10 @@ class Casting:
             self._tree = _split(grid, self._hosted, (0, 0, 0), grid.layout.n, budget, 0)
         self._size: tuple[int, int] = (0, 0)
         self._out: list[Buffer] = []
+        self._leaves: dict[Any, dict[str, np.ndarray]] = {}
+        # out of core: whether each pixel was hit by an earlier part, and its triangle's id
+        self._hit = np.zeros(0, dtype=bool)
+        self._global = np.zeros(0, dtype=np.int64)
 
     @property
     def parts(self) -> int:
@@ -171,6 +175,9 @@ class Casting:
         if self.caster.name == "test_camera":
             dev.launch(self.kernel, size, (lx, ly), cam, u32(w), u32(h), *out)
             return
+        if self._tree is not None:
+            self._hit = np.zeros(w * h, dtype=bool)
+            self._global = np.full(w * h, -1, dtype=np.int64)
         for part in self._cast_parts(camera):
             dev.launch(
                 self.kernel,
@@ -193,8 +200,6 @@ class Casting:
 
     def cast(self, camera: Camera) -> Frame:
         """One frame: cast and read back."""
-        self._hit = np.zeros(camera.width * camera.height, dtype=bool)
-        self._global = np.full(camera.width * camera.height, -1, dtype=np.int64)
         self.enqueue(camera)
         shape = (camera.height, camera.width)
         tri = np.empty(shape, np.int32)
@@ -221,6 +226,27 @@ class Casting:
             yield self._upload(leaf)
 
     def _upload(self, leaf: tuple[tuple[int, int, int], tuple[int, int, int]]) -> _Part:
+        """One part's buffers, gathered from the grid on the host once and uploaded each frame."""
+        grid = self.grid
+        assert grid is not None
+        arrays = self._leaves.get(leaf)
+        if arrays is None:
+            arrays = self._leaves[leaf] = self._gather(leaf)
+        dev = self.device
+        return _Part(
+            dev.to_device(arrays["box"]),
+            dev.to_device(arrays["dims"]),
+            dev.to_device(arrays["cell_start"]),
+            dev.to_device(arrays["pair_tri"]),
+            dev.to_device(arrays["pair_ref"]),
+            dev.to_device(arrays["tris"]),
+            dev.to_device(arrays["tri_volume"]),
+            arrays["global_tri"],
+        )
+
+    def _gather(self, leaf: tuple[tuple[int, int, int], tuple[int, int, int]]) -> dict[str, np.ndarray]:
+        """The cells c0 <= cell < c1 of the grid as a grid of their own: their pairs, with the
+        triangles they use numbered anew (``global_tri`` maps them back)."""
         grid, host = self.grid, self._hosted
         assert grid is not None and host is not None
         (c0, c1), layout = leaf, grid.layout
@@ -232,21 +258,18 @@ class Casting:
         start = np.concatenate([[0], np.cumsum(counts)])
         pairs = np.repeat(begin - start[:-1], counts) + np.arange(start[-1])
         used, local = np.unique(host["pair_tri"][pairs], return_inverse=True)
-        ref = host["pair_ref"].reshape(-1, 4)[pairs]
-        tris = host["tris"].reshape(-1, 9)[used]
         lo = layout.origin + layout.cell * np.array(c0)
         hi = layout.origin + layout.cell * np.array(c1)
-        dev = self.device
-        return _Part(
-            dev.to_device(np.concatenate([layout.origin, layout.cell, lo, hi]).astype(self.dtype)),
-            dev.to_device(np.array([*layout.n, *c0, *c1], dtype=np.int32)),
-            dev.to_device(start.astype(np.uint32)),
-            dev.to_device(local.astype(np.uint32).ravel()),
-            dev.to_device(np.ascontiguousarray(ref)),
-            dev.to_device(np.ascontiguousarray(tris)),
-            dev.to_device(host["tri_volume"][used]),
-            used,
-        )
+        return {
+            "box": np.concatenate([layout.origin, layout.cell, lo, hi]).astype(self.dtype),
+            "dims": np.array([*layout.n, *c0, *c1], dtype=np.int32),
+            "cell_start": start.astype(np.uint32),
+            "pair_tri": local.astype(np.uint32).ravel(),
+            "pair_ref": np.ascontiguousarray(host["pair_ref"].reshape(-1, 4)[pairs]),
+            "tris": np.ascontiguousarray(host["tris"].reshape(-1, 9)[used]),
+            "tri_volume": host["tri_volume"][used],
+            "global_tri": used,
+        }
 
     def _remap(self, global_tri: np.ndarray, pixels: int) -> None:
         tri = np.empty(pixels, np.int32)

@@ -154,9 +154,8 @@ class Grid:
         self.pair_ref = device.alloc(0)
         self.cell_start = device.alloc(4 * (self.layout.cells + 1))
         device.fill(self.cell_start, np.uint32(0))
-        #: the triangles as the scene has them (outward-wound) and their volumes, for shading
-        self.scene_triangles = np.zeros((0, 3, 3))
-        self.scene_volume = np.zeros(0, dtype=np.int32)
+        self._scene_parts: list[tuple[np.ndarray, np.ndarray]] = []
+        self._scene: tuple[np.ndarray, np.ndarray] | None = None
         start = time.perf_counter()
         self._add(scene.triangles, scene.volume)
         device.finish()
@@ -175,6 +174,25 @@ class Grid:
         self.device.finish()
         self.stats.update_seconds = time.perf_counter() - start
         return self.stats.update_seconds
+
+    @property
+    def scene_triangles(self) -> np.ndarray:
+        """Every triangle added, outward-wound as the scene has them, (n, 3, 3): what the
+        casters' triangle ids refer to."""
+        return self._joined()[0]
+
+    @property
+    def scene_volume(self) -> np.ndarray:
+        """The volume of each of :attr:`scene_triangles`."""
+        return self._joined()[1]
+
+    def _joined(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._scene is None:
+            self._scene = (
+                np.concatenate([t for t, _ in self._scene_parts]),
+                np.concatenate([v for _, v in self._scene_parts]),
+            )
+        return self._scene
 
     def surface_cells(self) -> int:
         """How many cells hold triangles (reads the cell starts back)."""
@@ -226,8 +244,8 @@ class Grid:
         first_tri, n = self.stats.triangles, len(triangles)
         first_vol = self.stats.volumes
         volumes = int(volume.max()) + 1 - first_vol
-        self.scene_triangles = np.concatenate([self.scene_triangles, triangles])
-        self.scene_volume = np.concatenate([self.scene_volume, volume.astype(np.int32)])
+        self._scene_parts.append((triangles, volume.astype(np.int32)))
+        self._scene = None
         device_tris = triangles.copy()
         stock = volume == 0
         device_tris[stock] = device_tris[stock][:, [0, 2, 1]]  # the inverted stock
