@@ -107,7 +107,13 @@ class _Part:
 class Casting:
     """Casts frames of one grid with one caster on the grid's device, reusing its buffers.
 
-    >>> frame = Casting(grid, "single_primary_boolean_cell").cast(camera)   # doctest: +SKIP
+    >>> import tempfile
+    >>> from parskel.enlight import grid, scenes
+    >>> scene = scenes.load_scene(scenes.menger(tempfile.mkdtemp(), 1).path)
+    >>> casting = Casting(grid.Grid(ps.device(), scene), "single_primary_boolean_cell")
+    >>> frame = casting.cast(scene.camera.resized(32, 24))
+    >>> frame.depth.shape, bool(np.isfinite(frame.depth).any())
+    ((24, 32), True)
     """
 
     def __init__(

@@ -125,8 +125,15 @@ class Stats:
 class Grid:
     """A scene's triangles in a classified regular grid on ``device``.
 
-    >>> grid = Grid(device, scene)                 # doctest: +SKIP
-    >>> grid.add(more_triangles)                   # one more subtraction volume
+    >>> import tempfile
+    >>> from parskel.enlight import meshes, scenes
+    >>> scene = scenes.load_scene(scenes.menger(tempfile.mkdtemp(), 1).path)
+    >>> grid = Grid(ps.device(), scene, cells=(9, 9, 9))
+    >>> grid.stats.volumes, grid.stats.triangles
+    (4, 48)
+    >>> seconds = grid.add(meshes.box() * 0.2 + 0.4)      # one more subtraction volume
+    >>> grid.stats.volumes, int((grid.classes() == 2).sum())
+    (5, 472)
     """
 
     def __init__(
