@@ -344,7 +344,7 @@ def test_cli_mistakes_end_without_a_traceback(tmp_path: Path, args: list[str], m
 
 
 def test_embree_peer_counts_like_the_reference(scene_dir: Path) -> None:
-    from parskel.enlight.peers import embree_available, embree_cast
+    from parskel.bench.peers_embree import embree_available, embree_cast
 
     ok, why = embree_available()
     if not ok:

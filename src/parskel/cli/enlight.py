@@ -110,8 +110,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace, scene: Scene, camera: Camera, dev: Device, budget: int | None, out: Path) -> int:
     """Time the scene; the device's figures are printed and saved before the peers run, so a
     peer that is stopped for taking too long costs only its own line."""
+    from ..bench.enlight import measure, time_reference
     from ..enlight.casters import Casting
-    from ..enlight.measure import measure, time_reference
     from ..enlight.render import save_png, shade
 
     f, grid = measure(
@@ -144,7 +144,7 @@ def _bench(args: argparse.Namespace, scene: Scene, camera: Camera, dev: Device, 
     if args.reference:
         peers.append(("cpu_reference", lambda: time_reference(scene, camera, min(3, args.frames))))
     if args.embree:
-        from ..enlight.peers import time_embree
+        from ..bench.peers_embree import time_embree
 
         peers.append(("embree", lambda: time_embree(scene, camera, min(3, args.frames))))
     for peer, timed in peers:

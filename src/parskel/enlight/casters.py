@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParskelError, VariantError
+from ..errors import BackendUnavailableError, ParskelError, VariantError
 from ..runtime import Buffer, Device, round_to_multiple
 from .grid import Grid, defines, real_dtype
 from .scenes import Camera, check_camera
@@ -124,7 +124,7 @@ class Casting:
         device: Device | None = None,
         precision: str = "single",
         budget: int | None = None,
-        max_hits: int = 32,
+        max_hits: int = 16,
     ) -> None:
         self.caster = caster(name)
         if grid is None and self.caster.uses_grid:
@@ -148,6 +148,7 @@ class Casting:
         self._size: tuple[int, int] = (0, 0)
         self._out: list[Buffer] = []
         self._leaves: dict[Any, dict[str, np.ndarray]] = {}
+        self._host: list[np.ndarray] = []
         # out of core: whether each pixel was hit by an earlier part, and its triangle's id
         self._hit = np.zeros(0, dtype=bool)
         self._global = np.zeros(0, dtype=np.int64)
@@ -163,7 +164,19 @@ class Casting:
             r = self.dtype.itemsize
             self._out = [self.device.alloc(4 * pixels)] + [self.device.alloc(r * pixels) for _ in range(3)]
             self._size = (width, height)
+            self._host = []
         return self._out
+
+    def _host_arrays(self, shape: tuple[int, int]) -> list[np.ndarray]:
+        """Host arrays for the four outputs, in page-locked memory where the device has it, kept
+        from frame to frame."""
+        if not self._host:
+            for dtype in (np.int32, self.dtype, self.dtype, self.dtype):
+                try:
+                    self._host.append(self.device.empty_pinned(shape, dtype))
+                except BackendUnavailableError:
+                    self._host.append(np.empty(shape, dtype))
+        return self._host
 
     def enqueue(self, camera: Camera) -> None:
         """Enqueue the kernels of one frame, without reading it back."""
@@ -171,7 +184,11 @@ class Casting:
         w, h = camera.width, camera.height
         out = self._outputs(w, h)
         dev, u32 = self.device, np.uint32
+        # what a pixel that nothing hits keeps: the casters write only hits
         dev.fill(out[0], np.int32(-1))
+        dev.fill(out[1], self.dtype.type(np.inf))
+        dev.fill(out[2], self.dtype.type(0))
+        dev.fill(out[3], self.dtype.type(0))
         cam = dev.to_device(camera.basis().astype(self.dtype).ravel())
         lx, ly = self.caster.local
         size = (round_to_multiple(w, lx), round_to_multiple(h, ly))
@@ -204,17 +221,20 @@ class Casting:
             if part.global_tri is not None:
                 self._remap(part.global_tri, w * h)
 
-    def cast(self, camera: Camera) -> Frame:
-        """One frame: cast and read back."""
+    def cast(self, camera: Camera, *, reuse: bool = False) -> Frame:
+        """One frame: cast and read back. With ``reuse``, the frame's arrays are this casting's
+        own (page-locked where the device has such memory), overwritten by its next frame."""
         self.enqueue(camera)
         shape = (camera.height, camera.width)
-        tri = np.empty(shape, np.int32)
-        depth, u, v = (np.empty(shape, self.dtype) for _ in range(3))
+        if reuse:
+            tri, depth, u, v = self._host_arrays(shape)
+        else:
+            tri, depth, u, v = np.empty(shape, np.int32), *(np.empty(shape, self.dtype) for _ in range(3))
         for buf, arr in zip(self._out, (tri, depth, u, v)):
-            self.device.download(buf, arr)
+            self.device.download(buf, arr, wait=False)
+        self.device.finish()
         if self._tree is not None:
-            tri = self._global.reshape(shape).astype(np.int32)
-        depth = np.where(tri >= 0, depth, np.inf).astype(self.dtype)
+            tri[...] = self._global.reshape(shape)
         if self.caster.name == "test_camera":
             return Frame(tri, depth, u, v, CUBE)
         if self.grid is None:

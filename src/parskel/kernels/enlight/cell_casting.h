@@ -10,7 +10,7 @@
 
 /* the intersections one ray keeps per cell; a cell with more is walked without the buffer */
 #ifndef MAX_HITS
-#define MAX_HITS 32
+#define MAX_HITS 16
 #endif
 
 #define GEOMETRY                                                                               \

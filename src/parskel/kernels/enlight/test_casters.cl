@@ -46,8 +46,10 @@ __kernel void test_camera(__global const REAL *cam, uint width, uint height, OUT
             best_tri = f;
         }
     }
-    out_tri[pixel] = best_tri;
-    out_depth[pixel] = best_tri >= 0 ? best : (REAL)-1;
-    out_u[pixel] = bu;
-    out_v[pixel] = bv;
+    if (best_tri >= 0) {
+        out_tri[pixel] = best_tri;
+        out_depth[pixel] = best;
+        out_u[pixel] = bu;
+        out_v[pixel] = bv;
+    }
 }

@@ -1,6 +1,6 @@
-"""Timing a scene the way seed 001 part 2 reports it (section 5.1): frames per second at an
-image size after a warm-up, the grid's build and the update after adding one volume, and the
-peers in the same run: the CPU reference and, where its wheel is installed, Embree."""
+"""Timing an Enlight scene the way seed 001 part 2 reports it (section 5.1): frames per second
+at an image size after a warm-up, the grid's build and the update after adding one volume; and
+its CPU reference on the same frames (the Embree peer is :mod:`parskel.bench.peers_embree`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..enlight.casters import DEFAULT, Casting, caster
+from ..enlight.grid import Grid, Layout
+from ..enlight.scenes import Camera, Scene
 from ..runtime import Device
-from .casters import DEFAULT, Casting, caster
-from .grid import Grid
-from .scenes import Camera, Scene
 
 
 @dataclass
@@ -69,12 +69,12 @@ def measure(
         del partial
     grid = Grid(device, scene, cells=cells, precision=precision)
     casting = Casting(grid if chosen.uses_grid else None, name, device=device, precision=precision, budget=budget)
-    casting.cast(camera)
+    casting.cast(camera, reuse=True)
     walls, kernels = [], []
     for _ in range(frames):
         start = time.perf_counter()
         with device.record() as rec:
-            casting.cast(camera)
+            casting.cast(camera, reuse=True)
         walls.append(time.perf_counter() - start)
         kernels.append(rec.timing.kernel)
     figures = Measurement(
@@ -102,15 +102,13 @@ def measure(
 
 def _cells(scene: Scene) -> tuple[int, int, int]:
     """The whole scene's grid size, so that the grid without the last volume matches it."""
-    from .grid import Layout
-
     return Layout.around(scene).n
 
 
 def time_reference(scene: Scene, camera: Camera, frames: int = 3) -> float:
     """Median seconds of the CPU reference per frame, its grid built before and a warm-up
     frame cast (which compiles it)."""
-    from .reference import Reference
+    from ..enlight.reference import Reference
 
     reference = Reference(scene)
     reference.cast(camera.resized(8, 8))

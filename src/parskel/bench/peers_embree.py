@@ -1,4 +1,4 @@
-"""Embree, the peer of the casters: all hits per ray through trimesh's Embree intersector
+"""Embree, the peer of Enlight's casters: all hits per ray through trimesh's Embree intersector
 (``pip install trimesh embreex``), counted the way :mod:`parskel.enlight.reference` counts.
 
 Rays start behind the eye, outside the scene's box, so that every volume's entries and exits
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..enlight.scenes import Camera, Scene
 from ..errors import BackendUnavailableError
-from .scenes import Camera, Scene
 
 
 def embree_available() -> tuple[bool, str]:
