@@ -25,11 +25,12 @@
 #define PAIR_CULLED(k) 0
 #endif
 
-/* insert hit (t, code) into ht/hk, kept sorted by t */
+/* insert hit (t, code) into ht/hk, kept sorted by t; at equal t entries come first, so that a
+ * ray passing from one volume into an adjoining one sees no surface between them */
 inline void push_hit(REAL *ht, uint *hk, int *n, REAL t, uint code)
 {
     int m = *n;
-    while (m > 0 && ht[m - 1] > t) {
+    while (m > 0 && (ht[m - 1] > t || (ht[m - 1] == t && (code & 1u) && !(hk[m - 1] & 1u)))) {
         ht[m] = ht[m - 1];
         hk[m] = hk[m - 1];
         --m;
@@ -95,11 +96,27 @@ inline int walk_unbuffered(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint en
     }
 }
 
-/* Whether point p lies inside the volume whose pairs in this cell are s_begin .. s_end-1: a
- * secondary ray to the reference point of pair `ref` on one of its triangles; the nearest
- * triangle of the volume that it meets on the way tells from its facing (section 3.4). */
-inline int secondary_inside(vec3 p, uint ref, uint s_begin, uint s_end, GEOMETRY)
+/* the pair of s_begin .. s_end-1 whose triangle has the largest part inside the cell: the
+ * reference point that is safest from the triangle's edges */
+inline uint reference_pair(uint s_begin, uint s_end, __global const REAL *pair_ref)
 {
+    uint ref = s_begin;
+    REAL best = pair_ref[4 * (size_t)s_begin + 3];
+    for (uint k = s_begin + 1; k < s_end; ++k) {
+        if (pair_ref[4 * (size_t)k + 3] > best) {
+            best = pair_ref[4 * (size_t)k + 3];
+            ref = k;
+        }
+    }
+    return ref;
+}
+
+/* Whether point p lies inside the volume whose pairs in this cell are s_begin .. s_end-1: a
+ * secondary ray to the reference point on one of its triangles; the nearest triangle of the
+ * volume that it meets on the way tells from its facing (section 3.4). */
+inline int secondary_inside(vec3 p, uint s_begin, uint s_end, GEOMETRY)
+{
+    uint ref = reference_pair(s_begin, s_end, pair_ref);
     vec3 target = load3(pair_ref + 4 * (size_t)ref);
     vec3 dir = sub3(target, p);
     vec3 a, b, c;
@@ -137,8 +154,8 @@ inline int primary_cell(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint end, 
     uint k = begin;
     uint volume = tri_volume[pair_tri[k]];
     while (k < end) {
-        uint s_begin = k, ref = k, next = volume;
-        REAL best_t = FAR, best_area = (REAL)-1;
+        uint s_begin = k, next = volume;
+        REAL best_t = FAR;
         int best_enter = 0;
         for (; k < end; ++k) {
             uint tri = pair_tri[k];
@@ -160,13 +177,8 @@ inline int primary_cell(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint end, 
                     best_enter = enter;
                 }
             }
-            REAL area = pair_ref[4 * (size_t)k + 3];
-            if (area > best_area) {
-                best_area = area;
-                ref = k;
-            }
         }
-        int inside = best_t < FAR ? !best_enter : secondary_inside(mid, ref, s_begin, k, GEOMETRY_ARGS);
+        int inside = best_t < FAR ? !best_enter : secondary_inside(mid, s_begin, k, GEOMETRY_ARGS);
         counter -= inside;
         volume = next;
     }

@@ -98,15 +98,10 @@ __kernel void single_boolean_cell(CASTER_ARGS)
         int counter = 0;
         uint k = begin;
         while (k < end) {
-            uint volume = tri_volume[pair_tri[k]], s_begin = k, ref = k;
-            REAL best_area = (REAL)-1;
-            for (; k < end && tri_volume[pair_tri[k]] == volume; ++k) {
-                if (pair_ref[4 * (size_t)k + 3] > best_area) {
-                    best_area = pair_ref[4 * (size_t)k + 3];
-                    ref = k;
-                }
-            }
-            counter -= secondary_inside(entry, ref, s_begin, k, GEOMETRY_ARGS);
+            uint volume = tri_volume[pair_tri[k]], s_begin = k;
+            while (k < end && tri_volume[pair_tri[k]] == volume)
+                ++k;
+            counter -= secondary_inside(entry, s_begin, k, GEOMETRY_ARGS);
         }
         REAL ht[MAX_HITS];
         uint hk[MAX_HITS];
