@@ -107,6 +107,11 @@ class _Part:
 class Casting:
     """Casts frames of one grid with one caster on the grid's device, reusing its buffers.
 
+    The test casters take no grid but a ``device`` and a ``precision``. ``budget`` casts out
+    of core, in parts of the grid whose cell starts and pairs take at most that many bytes,
+    gathered from the grid as it is when the casting is made. ``max_hits`` is the intersections
+    a ray keeps per cell before it walks the cell without its buffer.
+
     >>> import tempfile
     >>> from parskel.enlight import grid, scenes
     >>> scene = scenes.load_scene(scenes.menger(tempfile.mkdtemp(), 1).path)
@@ -139,7 +144,6 @@ class Casting:
         self.device: Device = device
         options = {**defines(self.dtype), "MAX_HITS": max_hits}
         self.kernel = device.program(f"enlight/{self.caster.source}", options).kernel(self.caster.entry)
-        self._parts: list[_Part] | None = None
         self._tree: Any = None
         self._hosted: dict[str, np.ndarray] | None = None
         if grid is not None and budget is not None:

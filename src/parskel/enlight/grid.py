@@ -125,6 +125,10 @@ class Stats:
 class Grid:
     """A scene's triangles in a classified regular grid on ``device``.
 
+    ``cells`` per axis override the scene's (or the automatic) grid size; ``precision`` is
+    ``"single"`` or ``"double"``, for the grid and the casters that cast it. :meth:`add`
+    subtracts one more volume; ``stats`` counts what the grid holds and how long it took.
+
     >>> import tempfile
     >>> from parskel.enlight import meshes, scenes
     >>> scene = scenes.load_scene(scenes.menger(tempfile.mkdtemp(), 1).path)
