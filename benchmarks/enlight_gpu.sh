@@ -48,14 +48,16 @@ run() {  # label device scene [extra options]
         --device "$dev" "$@" | tee "$dir/bench.txt" || echo "(failed or timed out: $dev $scene)"
 }
 
-# Embree (trimesh + embreex) on the host's cores in the same runs as CUDA, after parskel's
-# figures are printed; not on the sponge, where trimesh's way of finding all hits (casting again
-# past each one) meets up to a hundred walls a ray (51 s a frame on 2 cores at level 4)
+# Embree (trimesh + embreex) on the host's cores, after parskel's figures in the same run: on the
+# cylinder head with the CUDA run, and last, as they may take minutes, on the impeller and the
+# boxes (one frame each). Not on the sponge: trimesh finds all hits by casting again past each
+# one, and a ray through the sponge crosses up to a hundred walls (51 s a frame on 2 cores for
+# level 4).
 EMBREE=""
 if $PY -c 'import embreex' 2>/dev/null; then EMBREE="--embree"; else echo "(no Embree peer: pip install trimesh embreex)"; fi
 run cuda "$GPU" cylinder-head $EMBREE
 run cuda "$GPU" menger
-run cuda "$GPU" impeller $EMBREE
+run cuda "$GPU" impeller
 run cuda "$GPU" boxes
 if [ -n "$NVCL" ]; then
     for scene in $SCENES; do run opencl "$NVCL" "$scene"; done
@@ -64,8 +66,10 @@ else
 fi
 run cuda-double "$GPU" cylinder-head --precision double
 run cuda-packet "$GPU" cylinder-head --caster packet --frames 3
-# last, as it may take minutes: Embree on 100,000 boxes (48 s a frame for 10,000 on 2 cores)
-if [ -n "$EMBREE" ]; then run cuda-embree "$GPU" boxes --embree --frames 1; fi
+if [ -n "$EMBREE" ]; then
+    run cuda-embree "$GPU" impeller --embree --frames 1
+    run cuda-embree "$GPU" boxes --embree --frames 1
+fi
 
 grep -h -e "^scene" -e "^device" -e "^grid" -e "^build" -e "^frames" -e "^peer" -e "^caster" "$OUT"/*/*/bench.txt \
     > "$OUT/summary.txt" 2>/dev/null || true
