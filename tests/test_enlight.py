@@ -353,3 +353,14 @@ def test_embree_peer_counts_like_the_reference(scene_dir: Path) -> None:
     depth = embree_cast(scene, camera)
     assert np.isfinite(depth).sum() > camera.width * camera.height // 8
     assert _matching(reference_cast(scene, camera)["depth"], depth).mean() >= 0.999
+
+
+@pytest.mark.parametrize("name", ["single_primary_boolean_cell", "packet"])
+def test_the_eye_may_be_inside_the_grid(device, scene_dir: Path, name: str) -> None:
+    """From the middle of the sponge, in its central tunnels, with a wide view: the rays start
+    inside the grid, and packets at the image's edge are not coherent along one axis."""
+    scene, _ = _scene(scene_dir, "menger2")
+    camera = Camera((0.5, 0.5, 0.5), (1.0, 0.8, 0.6), fov_y=100, width=48, height=40)
+    frame = Casting(Grid(device, scene), name).cast(camera)
+    assert (frame.triangle >= 0).mean() > 0.5
+    _assert_matches(scene, camera, frame.depth)
