@@ -15,7 +15,7 @@ import pytest
 
 from parskel.enlight import meshes, scenes
 from parskel.enlight.casters import CASTERS, CUBE, Casting
-from parskel.enlight.grid import Grid
+from parskel.enlight.grid import FIRST_OF_VOLUME, Grid
 from parskel.enlight.meshes import MeshError
 from parskel.enlight.reference import reference_cast
 from parskel.enlight.scenes import Camera, Scene, SceneError
@@ -218,10 +218,15 @@ def test_adding_a_volume_updates_the_grid_as_a_fresh_build(device, scene_dir: Pa
 def test_pairs_are_grouped_by_cell_then_volume(device, scene_dir: Path) -> None:
     scene, _ = _scene(scene_dir, "menger3")
     host = Grid(device, scene).host_arrays()
-    cell, tri = host["pair_cell"].astype(np.int64), host["pair_tri"]
+    cell, marked = host["pair_cell"].astype(np.int64), host["pair_tri"]
+    tri = marked & ~FIRST_OF_VOLUME
     volume = host["tri_volume"][tri].astype(np.int64)
     order = np.lexsort((volume, cell))
     np.testing.assert_array_equal(order, np.arange(len(cell)))
+    # the first pair of each volume in each cell is marked, and only those
+    first = np.ones(len(cell), dtype=bool)
+    first[1:] = (cell[1:] != cell[:-1]) | (volume[1:] != volume[:-1])
+    np.testing.assert_array_equal((marked & FIRST_OF_VOLUME) != 0, first)
     # reference points are on their triangles, inside their cells (widened slightly)
     ref = host["pair_ref"].reshape(-1, 4)
     assert (ref[:, 3] > 0).all()

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import BackendUnavailableError, ParskelError, VariantError
 from ..runtime import Buffer, Device, round_to_multiple
-from .grid import Grid, defines, real_dtype
+from .grid import FIRST_OF_VOLUME, Grid, defines, real_dtype
 from .scenes import Camera, check_camera
 
 
@@ -287,14 +287,15 @@ class Casting:
         counts = end - begin
         start = np.concatenate([[0], np.cumsum(counts)])
         pairs = np.repeat(begin - start[:-1], counts) + np.arange(start[-1])
-        used, local = np.unique(host["pair_tri"][pairs], return_inverse=True)
+        marked = host["pair_tri"][pairs]
+        used, local = np.unique(marked & ~FIRST_OF_VOLUME, return_inverse=True)
         lo = layout.origin + layout.cell * np.array(c0)
         hi = layout.origin + layout.cell * np.array(c1)
         return {
             "box": np.concatenate([layout.origin, layout.cell, lo, hi]).astype(self.dtype),
             "dims": np.array([*layout.n, *c0, *c1], dtype=np.int32),
             "cell_start": start.astype(np.uint32),
-            "pair_tri": local.astype(np.uint32).ravel(),
+            "pair_tri": local.astype(np.uint32).ravel() | (marked & FIRST_OF_VOLUME),
             "pair_ref": np.ascontiguousarray(host["pair_ref"].reshape(-1, 4)[pairs]),
             "tris": np.ascontiguousarray(host["tris"].reshape(-1, 9)[used]),
             "tri_volume": host["tri_volume"][used],

@@ -17,8 +17,10 @@ Device buffers (``REAL`` is float32 or float64):
 - ``tris``: 9 REALs per triangle, the stock's wound inward, its corners 1 and 2 swapped (the
   inverted stock of section 2.3); ``tri_volume``: uint32 per triangle.
 - ``pair_cell``, ``pair_tri``: uint32 per kept pair, sorted by cell, the volumes' triangles in
-  volume order within a cell; ``pair_ref``: 4 REALs per pair, the centroid and area of the
-  triangle's part inside the cell (the secondary rays' reference points, section 3.4).
+  volume order within a cell; bit 31 of ``pair_tri`` (:data:`FIRST_OF_VOLUME`) marks the first
+  pair of each volume in its cell, the rest is the triangle; ``pair_ref``: 4 REALs per pair,
+  the centroid and area of the triangle's part inside the cell (the secondary rays' reference
+  points, section 3.4).
 - ``cell_start``: uint32 per cell and one more, where each cell's pairs begin.
 - ``flags``: uint32 per cell, the classification bits of ``kernels/enlight/grid.cl``.
 """
@@ -41,6 +43,8 @@ from .scenes import Scene
 WG = 64
 #: flags of a cell (kernels/enlight/grid.cl)
 SURFACE, IN_STOCK, IN_SUBTRACTION = 1, 2, 4
+#: the bit of ``pair_tri`` that starts a volume's run of pairs in a cell
+FIRST_OF_VOLUME = np.uint32(1 << 31)
 #: the grid's box is the stock's, widened by this fraction of its largest side on each side
 PAD = 0.005
 #: the automatic grid aims at this many cells per triangle, within [MIN_CELLS, MAX_CELLS]
@@ -253,6 +257,8 @@ class Grid:
     def _add(self, triangles: np.ndarray, volume: np.ndarray) -> None:
         dev, u32 = self.device, np.uint32
         first_tri, n = self.stats.triangles, len(triangles)
+        if first_tri + n >= FIRST_OF_VOLUME:
+            raise ShapeError(f"a grid holds fewer than 2^31 triangles, not {first_tri + n}")
         first_vol = self.stats.volumes
         volumes = int(volume.max()) + 1 - first_vol
         self._scene_parts.append((triangles, volume.astype(np.int32)))
@@ -325,6 +331,7 @@ class Grid:
             self.pair_tri,
             self.pair_ref,
         )
+        self._launch("mark_volumes", total, self.pair_cell, self.pair_tri, u32(total), self.tri_volume)
         cells = self.layout.cells
         dev.fill(self.cell_start, u32(0))
         self._launch("count_cells", total, self.pair_cell, u32(total), self.cell_start)

@@ -1,8 +1,8 @@
 /* Enlight: casting one ray through the triangles of one grid cell (seed 001 part 2, sections
  * 3.4, 4.6, 4.7 and 4.10), shared by the single-ray and packet casters. Included, not built
- * alone. A cell's triangles come as pairs begin .. end-1: pair_tri holds each one's triangle,
- * pair_ref the centroid and area of its part inside the cell; the triangles of one volume are
- * consecutive. */
+ * alone. A cell's triangles come as pairs begin .. end-1: pair_tri holds each one's triangle
+ * (TRI_OF) and marks the first pair of each volume (FIRST_OF_VOLUME), whose triangles are
+ * consecutive; pair_ref holds the centroid and area of the triangle's part inside the cell. */
 #ifndef PARSKEL_ENLIGHT_CELL_CASTING_H
 #define PARSKEL_ENLIGHT_CELL_CASTING_H
 
@@ -17,6 +17,10 @@
     __global const uint *pair_tri, __global const REAL *pair_ref, __global const REAL *tris,   \
         __global const uint *tri_volume
 #define GEOMETRY_ARGS pair_tri, pair_ref, tris, tri_volume
+
+/* pair_tri's bits: the triangle, and whether the pair starts a volume's run in its cell */
+#define FIRST_OF_VOLUME 0x80000000u
+#define TRI_OF(p) ((p) & 0x7fffffffu)
 
 /* the packet caster passes the cell's frustum-culling marks to primary_cell through these */
 #ifndef CULL_PARAM
@@ -70,7 +74,7 @@ inline int walk_unbuffered(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint en
         int best_enter = 0, any = 0;
         for (uint k = begin; k < end; ++k) {
             vec3 a, b, c;
-            load_triangle(tris, pair_tri[k], &a, &b, &c);
+            load_triangle(tris, TRI_OF(pair_tri[k]), &a, &b, &c);
             REAL t, u, v, det;
             if (!intersect(o, d, a, b, c, &t, &u, &v, &det) || t < lo || t > hi)
                 continue;
@@ -120,13 +124,13 @@ inline int secondary_inside(vec3 p, uint s_begin, uint s_end, GEOMETRY)
     vec3 target = load3(pair_ref + 4 * (size_t)ref);
     vec3 dir = sub3(target, p);
     vec3 a, b, c;
-    load_triangle(tris, pair_tri[ref], &a, &b, &c);
+    load_triangle(tris, TRI_OF(pair_tri[ref]), &a, &b, &c);
     REAL facing = dot3(dir, cross3(sub3(b, a), sub3(c, a)));
     REAL best = (REAL)1;
     for (uint k = s_begin; k < s_end; ++k) {
         if (k == ref)
             continue;
-        load_triangle(tris, pair_tri[k], &a, &b, &c);
+        load_triangle(tris, TRI_OF(pair_tri[k]), &a, &b, &c);
         REAL t, u, v, det;
         if (intersect(p, dir, a, b, c, &t, &u, &v, &det) && t > (REAL)0 && t < best) {
             best = t;
@@ -152,20 +156,15 @@ inline int primary_cell(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint end, 
      * middle of the stretch keeps the secondary rays away from the cell's faces */
     vec3 mid = add3(o, scale3(d, (REAL)0.5 * (lo + hi)));
     uint k = begin;
-    uint volume = tri_volume[pair_tri[k]];
     while (k < end) {
-        uint s_begin = k, next = volume;
+        uint s_begin = k;
         REAL best_t = FAR;
         int best_enter = 0;
-        for (; k < end; ++k) {
-            uint tri = pair_tri[k];
-            next = tri_volume[tri];
-            if (next != volume)
-                break;
+        do {
             vec3 a, b, c;
             REAL t, u, v, det;
             if (!PAIR_CULLED(k))
-                load_triangle(tris, tri, &a, &b, &c);
+                load_triangle(tris, TRI_OF(pair_tri[k]), &a, &b, &c);
             if (!PAIR_CULLED(k) && intersect(o, d, a, b, c, &t, &u, &v, &det) && t >= lo && t <= hi) {
                 int enter = det > (REAL)0;
                 if (nh < MAX_HITS)
@@ -177,10 +176,10 @@ inline int primary_cell(vec3 o, vec3 d, REAL lo, REAL hi, uint begin, uint end, 
                     best_enter = enter;
                 }
             }
-        }
+            ++k;
+        } while (k < end && !(pair_tri[k] & FIRST_OF_VOLUME));
         int inside = best_t < FAR ? !best_enter : secondary_inside(mid, s_begin, k, GEOMETRY_ARGS);
         counter -= inside;
-        volume = next;
     }
     if (overflow)
         return walk_unbuffered(o, d, lo, hi, begin, end, &counter, found, found_t, GEOMETRY_ARGS);

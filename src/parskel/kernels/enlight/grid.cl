@@ -7,6 +7,7 @@
  *   count_crossings, scan, cross_columns, resolve_columns      inside cells per volume (parity)
  *   keep_pairs, scan, compact_pairs, radix sort, gather_pairs  the batch's pairs in surface cells
  *   keep_pairs, scan, compact_pairs, merge_pairs, count_cells, scan   merged into the grid's pairs
+ *   mark_volumes                                               each volume's first pair in a cell
  *
  * A batch is a range of triangles of whole volumes: all of them for a new grid, one volume
  * when a volume is added. Cell flags only gain bits, so a batch merges by Table 1's rules. */
@@ -420,4 +421,19 @@ __kernel void count_cells(__global const uint *pair_cell, uint n, __global uint 
     uint i = get_global_id(0);
     if (i < n)
         atomic_inc(&counts[pair_cell[i]]);
+}
+
+/* Mark the first pair of each volume's run in its cell (bit 31 of pair_tri; triangles number
+ * fewer than 2^31), so that casters find the runs without reading every triangle's volume. A
+ * neighbour's mark may change while it is read: only its triangle bits are used. */
+__kernel void mark_volumes(__global const uint *pair_cell, __global uint *pair_tri, uint n,
+                           __global const uint *tri_volume)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    uint tri = pair_tri[i] & 0x7fffffffu;
+    int first = i == 0 || pair_cell[i] != pair_cell[i - 1] ||
+                tri_volume[tri] != tri_volume[pair_tri[i - 1] & 0x7fffffffu];
+    pair_tri[i] = tri | (first ? 0x80000000u : 0u);
 }

@@ -129,7 +129,7 @@ __kernel __attribute__((reqd_work_group_size(PW, PH, 1))) void packet(
                     if (cull) {
                         for (uint k = begin + lid; k < end; k += PW * PH) {
                             vec3 a, b, cc;
-                            load_triangle(tris, pair_tri[k], &a, &b, &cc);
+                            load_triangle(tris, TRI_OF(pair_tri[k]), &a, &b, &cc);
                             a = sub3(a, o);
                             b = sub3(b, o);
                             cc = sub3(cc, o);
@@ -162,7 +162,7 @@ __kernel __attribute__((reqd_work_group_size(PW, PH, 1))) void packet(
                         primary_cell(o, d, t0 - slack, t1 + slack, begin, end, &found, &t, GEOMETRY_ARGS CULL_ARG) &&
                         t < best_t) {
                         best_t = t;
-                        best_tri = pair_tri[begin + found];
+                        best_tri = TRI_OF(pair_tri[begin + found]);
                     }
                 }
             }

@@ -39,7 +39,7 @@ __kernel void single_ray(CASTER_ARGS)
         uint best_k = 0;
         for (uint k = begin; k < end; ++k) {
             vec3 a, b, c;
-            load_triangle(tris, pair_tri[k], &a, &b, &c);
+            load_triangle(tris, TRI_OF(pair_tri[k]), &a, &b, &c);
             REAL t, u, v, det;
             if (intersect(o, d, a, b, c, &t, &u, &v, &det) && t >= lo && t <= hi && t < best) {
                 best = t;
@@ -47,7 +47,7 @@ __kernel void single_ray(CASTER_ARGS)
             }
         }
         if (best < FAR) {
-            write_hit(pixel, pair_tri[best_k], best, o, d, tris, tri_volume, OUTPUT_ARGS);
+            write_hit(pixel, TRI_OF(pair_tri[best_k]), best, o, d, tris, tri_volume, OUTPUT_ARGS);
             return;
         }
     } while (dda_step(&g, &w));
@@ -70,7 +70,7 @@ __kernel void single_boolean(CASTER_ARGS)
         int nh = 0;
         for (uint k = begin; k < end && nh < MAX_HITS; ++k) {
             vec3 a, b, c;
-            load_triangle(tris, pair_tri[k], &a, &b, &c);
+            load_triangle(tris, TRI_OF(pair_tri[k]), &a, &b, &c);
             REAL t, u, v, det;
             if (intersect(o, d, a, b, c, &t, &u, &v, &det) && t >= lo && t < hi)
                 push_hit(ht, hk, &nh, t, ((k - begin) << 1) | (uint)(det > (REAL)0));
@@ -78,7 +78,7 @@ __kernel void single_boolean(CASTER_ARGS)
         uint found;
         REAL t;
         if (walk_hits(ht, hk, nh, &counter, &found, &t)) {
-            write_hit(pixel, pair_tri[begin + found], t, o, d, tris, tri_volume, OUTPUT_ARGS);
+            write_hit(pixel, TRI_OF(pair_tri[begin + found]), t, o, d, tris, tri_volume, OUTPUT_ARGS);
             return;
         }
     } while (dda_step(&g, &w));
@@ -98,8 +98,8 @@ __kernel void single_boolean_cell(CASTER_ARGS)
         int counter = 0;
         uint k = begin;
         while (k < end) {
-            uint volume = tri_volume[pair_tri[k]], s_begin = k;
-            while (k < end && tri_volume[pair_tri[k]] == volume)
+            uint s_begin = k++;
+            while (k < end && !(pair_tri[k] & FIRST_OF_VOLUME))
                 ++k;
             counter -= secondary_inside(entry, s_begin, k, GEOMETRY_ARGS);
         }
@@ -108,7 +108,7 @@ __kernel void single_boolean_cell(CASTER_ARGS)
         int nh = 0, overflow = 0;
         for (k = begin; k < end; ++k) {
             vec3 a, b, c;
-            load_triangle(tris, pair_tri[k], &a, &b, &c);
+            load_triangle(tris, TRI_OF(pair_tri[k]), &a, &b, &c);
             REAL t, u, v, det;
             if (intersect(o, d, a, b, c, &t, &u, &v, &det) && t >= lo && t <= hi) {
                 if (nh < MAX_HITS)
@@ -122,7 +122,7 @@ __kernel void single_boolean_cell(CASTER_ARGS)
         int hit = overflow ? walk_unbuffered(o, d, lo, hi, begin, end, &counter, &found, &t, GEOMETRY_ARGS)
                            : walk_hits(ht, hk, nh, &counter, &found, &t);
         if (hit) {
-            write_hit(pixel, pair_tri[begin + found], t, o, d, tris, tri_volume, OUTPUT_ARGS);
+            write_hit(pixel, TRI_OF(pair_tri[begin + found]), t, o, d, tris, tri_volume, OUTPUT_ARGS);
             return;
         }
     } while (dda_step(&g, &w));
@@ -139,7 +139,7 @@ __kernel void single_primary_boolean_cell(CASTER_ARGS)
         uint found;
         REAL t;
         if (primary_cell(o, d, w.t - slack, dda_exit(&w) + slack, begin, end, &found, &t, GEOMETRY_ARGS CULL_ARG)) {
-            write_hit(pixel, pair_tri[begin + found], t, o, d, tris, tri_volume, OUTPUT_ARGS);
+            write_hit(pixel, TRI_OF(pair_tri[begin + found]), t, o, d, tris, tri_volume, OUTPUT_ARGS);
             return;
         }
     } while (dda_step(&g, &w));
