@@ -73,7 +73,7 @@ def cmd_scene(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from ..enlight.casters import CASTERS, Casting, caster
+    from ..enlight.casters import Casting, caster
     from ..enlight.grid import Grid
     from ..enlight.render import save_gif, save_png, shade
     from ..enlight.scenes import load_scene
@@ -84,6 +84,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     scene = load_scene(args.scene)
     camera = scene.camera if args.size is None else scene.camera.resized(*args.size)
     dev = select_device(args.device)
+    if args.budget_mb is not None and args.budget_mb <= 0:
+        raise UsageError(f"--budget-mb must be positive, not {args.budget_mb:g}")
     budget = None if args.budget_mb is None else int(args.budget_mb * 2**20)
     if args.bench:
         return _bench(args, scene, camera, dev, budget, out)
@@ -103,7 +105,6 @@ def cmd_render(args: argparse.Namespace) -> int:
             images.append(shade(casting.cast(view), view))
         save_gif(out / "orbit.gif", images)
         print(f"{out / 'orbit.gif'}: {args.orbit} frames")
-    _ = CASTERS
     return 0
 
 
