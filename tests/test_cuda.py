@@ -65,6 +65,9 @@ for _v, _wide, _fallback in ((0, 0, 0), (1, 0, 1), (1, 1, 0)):
 for _t, _vw in (("float", 1), ("float", 4), ("float", 8), ("double", 2)):
     KERNELS.append(("matmul/xgemm.cl", {"T": _t, "MWG": 128, "NWG": 128, "KWG": 16, "VW": _vw, "MIN_GROUPS": 2}))
 KERNELS += [("basics/mappings.cl", {}), ("basics/saxpy.cl", {"T": "float"}), ("basics/vector_add.cl", {"T": "double"})]
+for _real, _fp64 in (("float", 0), ("double", 1)):
+    for _f in ("grid", "single", "test_casters", "packet"):
+        KERNELS.append((f"enlight/{_f}.cl", {"REAL": _real, "PS_FP64": _fp64, "MAX_HITS": 32}))
 
 
 class _Builds:

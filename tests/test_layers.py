@@ -28,6 +28,8 @@ LAYERS = {
     # the profile probe writes is read by bench, never the other way round
     "probe": {"runtime", "pages", "progress"},
     "study": {"runtime", "algorithms", "bench", "pages", "progress"},
+    # the ray caster bins its grid with the algorithms' scan and sort on device buffers
+    "enlight": {"runtime", "algorithms"},
 }
 
 

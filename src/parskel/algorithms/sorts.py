@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import VariantError
+from ..errors import ShapeError, VariantError
 from ..runtime import Buffer, Device, round_to_multiple, round_to_power_of_two
 from . import registry
-from .keys import KEY_KINDS, check_keys, check_values, download_keys, result_buffer, staged, upload_keys
+from .keys import KEY_KINDS, PAD, check_keys, check_values, download_keys, result_buffer, staged, upload_keys
 from .operands import prepare
 from .registry import Param, Requirement, Variant, register
 from .scans import scan_buffer
@@ -228,6 +228,55 @@ def _radix(path: str, *, local: bool) -> Callable[..., Result]:
         return out, out_values
 
     return run
+
+
+def sort_buffer(
+    device: Device,
+    keys: Buffer,
+    values: Buffer | None,
+    n: int,
+    *,
+    bits: int = 32,
+    work_group: int = 256,
+    keys_per_item: int = 32,
+) -> None:
+    """Enqueue a stable sort of the first ``n`` uint32 ``keys`` of a device buffer, in place,
+    moving the uint32 ``values`` with them; does not wait.
+
+    Only the low ``bits`` bits of the keys are compared (the ``radix`` variant, one pass per 4
+    bits), so keys known to be below ``2**bits`` sort in fewer passes. For algorithms that keep
+    their data on the device, as :func:`scan_buffer` is for scans.
+    """
+    if not 0 < bits <= 32:
+        raise ValueError(f"bits must be 1 to 32, not {bits}")
+    for name, buf in (("keys", keys), ("values", values)):
+        if buf is not None and buf.nbytes < 4 * n:
+            raise ShapeError(f"{name} holds {buf.nbytes} bytes, fewer than {n} uint32 elements")
+    if n <= 1:
+        return
+    with_values = values is not None
+    program = device.program("sort/radix.cl", {"KEYS_PER_ITEM": keys_per_item, "WITH_VALUES": with_values})
+    histogram, permute = program.kernel("radix_histogram"), program.kernel("radix_permute")
+    padded = round_to_multiple(n, work_group * keys_per_item)
+    items = padded // keys_per_item
+    counts = device.alloc(items * BUCKETS * 4)
+    src, dst = device.alloc(padded * 4), device.alloc(padded * 4)
+    device.copy(src, keys, 4 * n)
+    if padded > n:
+        device.fill(src, PAD, (padded - n) * 4, offset=n * 4)
+    moved: list[Buffer] = []
+    if values is not None:
+        moved = [device.alloc(padded * 4), device.alloc(padded * 4)]
+        device.copy(moved[0], values, 4 * n)
+    for shift in range(0, bits, 4):
+        device.launch(histogram, items, work_group, src, counts, np.uint32(shift))
+        scan_buffer(device, counts, counts, items * BUCKETS, np.uint32)
+        device.launch(permute, items, work_group, src, dst, counts, np.uint32(shift), *moved)
+        src, dst = dst, src
+        moved.reverse()
+    device.copy(keys, src, 4 * n)
+    if values is not None:
+        device.copy(values, moved[0], 4 * n)
 
 
 def _local_fits() -> Requirement:

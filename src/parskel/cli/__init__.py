@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import ParskelError
-from . import bench, devices, probe, study
+from . import bench, devices, enlight, probe, study
 from .common import UsageError
 
-COMMANDS = (devices, bench, probe, study)
+COMMANDS = (devices, bench, probe, study, enlight)
 
 EPILOG = """examples:
   parskel devices                 every OpenCL (and CUDA) device, the default marked with *
