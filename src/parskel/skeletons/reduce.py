@@ -127,6 +127,10 @@ class Reduction(Skeleton):
         )
 
     def _reduce(self, a: Any, extra: tuple[Any, ...], out: Container | None) -> Any:
+        if isinstance(a, np.ndarray):  # a host array, in chunks where that pays
+            from .pipelined import reduction
+
+            return reduction(self, a, extra, out)
         (a,) = self._inputs([a], ["the input"])
         dev = a.device
         src = a.to_device()
