@@ -257,36 +257,37 @@ def _buckets(keys: np.ndarray, capacity: int) -> list[_Bucket]:
     for lo, hi in _blocks(n):
         top += np.bincount(_codes(keys[lo:hi]) >> np.uint32(16), minlength=1 << 16)
     large = np.flatnonzero(top > capacity)
-    fine: dict[int, np.ndarray] = {}  # the counts of the low 16 bits in each bin too large alone
-    for batch in range(0, large.size, REFINED_BINS):  # one more pass a batch of such bins
+    # atoms, in code order: whole bins of the top 16 bits, and single codes of bins too large alone
+    kept = np.flatnonzero((top > 0) & (top <= capacity))
+    lows, highs, counts = [kept << 16], [(kept << 16) | 0xFFFF], [top[kept]]
+    for batch in range(0, large.size, REFINED_BINS):  # one more pass a batch of large bins
         bins = large[batch : batch + REFINED_BINS]
         slot = np.full(1 << 16, -1, np.int64)
         slot[bins] = np.arange(bins.size)
-        counts = np.zeros(bins.size << 16, np.int64)
+        fine = np.zeros(bins.size << 16, np.int64)
         for lo, hi in _blocks(n):
             codes = _codes(keys[lo:hi])
             where = slot[codes >> np.uint32(16)]
             chosen = where >= 0
-            counts += np.bincount((where[chosen] << 16) + (codes[chosen] & np.uint32(0xFFFF)), minlength=counts.size)
-        fine.update(zip(bins.tolist(), counts.reshape(bins.size, 1 << 16)))
-    # (low code, high code, count) in code order: whole top bins, and single codes of large ones
-    atoms: list[tuple[int, int, int]] = []
-    for bin_ in np.flatnonzero(top).tolist():
-        if bin_ not in fine:
-            atoms.append((bin_ << 16, (bin_ << 16) | 0xFFFF, int(top[bin_])))
-            continue
-        for low in np.flatnonzero(fine[bin_]).tolist():
-            code = (bin_ << 16) | low
-            atoms.append((code, code, int(fine[bin_][low])))
+            fine += np.bincount((where[chosen] << 16) + (codes[chosen] & np.uint32(0xFFFF)), minlength=fine.size)
+        cells = np.flatnonzero(fine)
+        codes_found = (bins[cells >> 16] << 16) | (cells & 0xFFFF)
+        lows.append(codes_found)
+        highs.append(codes_found)
+        counts.append(fine[cells])
+    low, high, count = (np.concatenate(parts) for parts in (lows, highs, counts))
+    order = np.argsort(low, kind="stable")
+    low, high, count = low[order], high[order], count[order]
     buckets: list[_Bucket] = []
     start = 0
-    for low, high, count in atoms:
+    for k in range(low.size):  # greedily, as many consecutive atoms as fit a bucket
+        atom = int(count[k])
         last = buckets[-1] if buckets else None
-        if last is not None and not last.single and last.count + count <= capacity and count <= capacity:
-            buckets[-1] = _Bucket(last.low, high, last.count + count, last.start, False)
+        if last is not None and last.count + atom <= capacity:
+            buckets[-1] = _Bucket(last.low, int(high[k]), last.count + atom, last.start, last.low == int(high[k]))
         else:
-            buckets.append(_Bucket(low, high, count, start, low == high))
-        start += count
+            buckets.append(_Bucket(int(low[k]), int(high[k]), atom, start, int(low[k]) == int(high[k])))
+        start += atom
     return buckets
 
 

@@ -62,7 +62,8 @@ _UNITS = {
 }
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:\^\s*(\d+))?\s*([a-z]*)\s*$", re.I)
 
-_scoped: contextvars.ContextVar[int | None] = contextvars.ContextVar("parskel_max_device_memory", default=None)
+_OUTSIDE = -1  # no block sets the cap
+_scoped: contextvars.ContextVar[int | None] = contextvars.ContextVar("parskel_max_device_memory", default=_OUTSIDE)
 
 
 def parse_bytes(value: int | str, what: str = "max_device_memory") -> int:
@@ -112,7 +113,7 @@ def cap(given: int | str | None = None) -> int | None:
     if given is not None:
         return parse_bytes(given)
     scoped = _scoped.get()
-    if scoped is not None:
+    if scoped != _OUTSIDE:
         return scoped
     text = os.environ.get(ENV_VAR, "").strip()
     return parse_bytes(text, ENV_VAR) if text else None
