@@ -314,3 +314,31 @@ def test_staging_round_trip_of_blocks_and_sums(dev, rng):
     stage.flush()
     assert np.array_equal(block, m[10:250, 7:190])
     assert np.array_equal(tail, np.concatenate([m[0, :5], m[299]]) + 1)
+
+
+# the e2e benchmark --------------------------------------------------------------------------------
+
+
+def test_the_e2e_group_times_public_calls_on_numpy_arrays(device, tmp_path):
+    from parskel.bench import bench, default_settings
+    from parskel.bench.cases import GROUPS
+
+    sizes = {f: (1 << 12,) for f in GROUPS["e2e"]} | {"e2e.matmul": (48,)}
+    settings = default_settings(["e2e"], sizes=sizes, reps=1, warmup=1, peers=frozenset({"numpy"}))
+    from rich.console import Console
+
+    with ps.max_device_memory(CAP):
+        outcome = bench([device], settings, out=tmp_path, report=False, console=Console(quiet=True))
+    assert {(r.family, r.subject) for r in outcome.results if r.kind == "variant"} == {
+        (f, "parskel") for f in GROUPS["e2e"]
+    }
+    assert all(r.status == "ok" for r in outcome.results), [(r.family, r.message) for r in outcome.results]
+    split = [n for n in outcome.notes if n.startswith("e2e.map 2^12")]
+    assert split and "end to end (upload" in split[0], outcome.notes
+
+
+def test_bench_refuses_a_cap_it_cannot_read(tmp_path, capsys):
+    from parskel.cli import main
+
+    assert main(["bench", "e2e", "--max-device-memory", "lots", "--out", str(tmp_path), "--no-report"]) == 2
+    assert "--max-device-memory" in capsys.readouterr().err

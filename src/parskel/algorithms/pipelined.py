@@ -278,16 +278,14 @@ def _buckets(keys: np.ndarray, capacity: int) -> list[_Bucket]:
     low, high, count = (np.concatenate(parts) for parts in (lows, highs, counts))
     order = np.argsort(low, kind="stable")
     low, high, count = low[order], high[order], count[order]
+    ends = np.concatenate([[0], np.cumsum(count)])  # atom k's keys are ends[k] .. ends[k + 1] - 1
     buckets: list[_Bucket] = []
-    start = 0
-    for k in range(low.size):  # greedily, as many consecutive atoms as fit a bucket
-        atom = int(count[k])
-        last = buckets[-1] if buckets else None
-        if last is not None and last.count + atom <= capacity:
-            buckets[-1] = _Bucket(last.low, int(high[k]), last.count + atom, last.start, last.low == int(high[k]))
-        else:
-            buckets.append(_Bucket(int(low[k]), int(high[k]), atom, start, int(low[k]) == int(high[k])))
-        start += atom
+    k = 0
+    while k < low.size:  # greedily, as many consecutive atoms as fit (one, if it alone does not)
+        j = max(int(np.searchsorted(ends, ends[k] + capacity, side="right")) - 1, k + 1)
+        first, last = int(low[k]), int(high[j - 1])
+        buckets.append(_Bucket(first, last, int(ends[j] - ends[k]), int(ends[k]), first == last))
+        k = j
     return buckets
 
 

@@ -205,5 +205,5 @@ class Reduce(Reduction):
     def __init__(self, source: UserSource, identity: Any = 0) -> None:
         super().__init__(source, identity)
 
-    def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> Any:
+    def __call__(self, a: Container | np.ndarray, *extra: Any, out: Container | None = None) -> Any:
         return self._reduce(a, extra, out)
