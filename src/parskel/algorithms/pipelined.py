@@ -13,9 +13,10 @@ Device memory of one call in one piece (what decides whether it is cut):
 - matmul of ``m x k`` by ``k x n``: the operands and the result as given, and each padded to
   a multiple of :data:`MATMUL_TILE` on every side (the variants' padded copies).
 
-Out of core, a sort distributes the keys on the host into buckets of consecutive key ranges,
-each small enough for the device, sorts each bucket there and writes it straight into its place
-in the result (see :func:`sort`); a scan carries each chunk's total into the next on the device;
+Out of core, a sort sorts runs of the input on the device, sends each run's pieces to their
+buckets (consecutive key ranges, each small enough for the device) in the result, then sorts
+each bucket on the device (see :func:`sort`); a scan carries each chunk's total into the next on
+the device;
 a matmul computes tiles of the result from panels of the operands (adding the partial products
 of the shared dimension on the host when even one panel pair does not fit).
 """
@@ -45,7 +46,7 @@ SORT_VALUE_BYTES = 16
 SORT_FIXED = 16 << 10
 MATMUL_TILE = 64
 
-#: Elements a host pass of the out-of-core sort handles at once (bounded host temporaries).
+#: Keys a host pass of the out-of-core sort's histogram handles at once (bounded temporaries).
 HOST_BLOCK = 1 << 20
 #: Bins of the top 16 bits whose low 16 bits one host pass counts (64 * 2^16 counters, 32 MiB).
 REFINED_BINS = 64
@@ -118,11 +119,18 @@ def sort(
     in one piece.
 
     Where it fits, a CUDA device gets the keys through pinned staging, sorts them in one piece
-    and sends them back the same way. Where it does not, the keys are distributed on the host
-    into buckets of consecutive key ranges (by a histogram of their top 16 bits, refined by the
-    next 16 where one bin alone is too large), stably, straight into the result; each bucket is
-    then sorted on the device in place, so the buckets never need merging. A bucket of one key
-    value needs no sort at all, however large.
+    and sends them back the same way. Where it does not, the result is cut into buckets of
+    consecutive key ranges, each small enough for the device, by a histogram of the keys' top 16
+    bits (refined by the next 16 where one bin alone is too large). Then, in two passes through
+    the device:
+
+    1. runs: each chunk of the input is sorted on the device and its sorted pieces go straight
+       to their buckets' places in the result, after the pieces of the chunks before it;
+    2. merges: each bucket, a concatenation of sorted pieces (one from each run), is sorted on
+       the device in place. A bucket of one key value is already in order, however large.
+
+    Both sorts are stable, so equal keys keep the input order. The host only counts and copies;
+    it never sorts or scatters keys.
     """
     n = keys.size
     need = Need(
@@ -144,50 +152,67 @@ def sort(
     if way.whole:
 
         def whole() -> Iterator[Compute]:
-            yield run(keys, values, out, out_values)
+            yield run(keys, values, [out], None if out_values is None else [out_values])
 
         pipe.run(whole())
         return out if out_values is None else (out, out_values)
     capacity = chunk_length(n, need, way.within, overlap=on_device, least=LEAST_BUCKET)
     buckets = _buckets(keys, capacity)
-    _distribute(keys, values, buckets, out, out_values)
+    locate = _locator(buckets)
+    cursor = np.array([b.start for b in buckets], np.int64)
 
-    def chunks() -> Iterator[Compute]:
+    def runs() -> Iterator[Compute]:
+        for lo in range(0, n, capacity):
+            hi = min(lo + capacity, n)
+            counts = np.bincount(locate(_codes(keys[lo:hi])), minlength=len(buckets))
+            used = np.flatnonzero(counts)
+            places = [(int(cursor[b]), int(cursor[b] + counts[b])) for b in used]
+            cursor[used] += counts[used]
+            value_parts = None if out_values is None else [out_values[a:b] for a, b in places]
+            part = None if values is None else values[lo:hi]
+            yield run(keys[lo:hi], part, [out[a:b] for a, b in places], value_parts)
+
+    def merges(run: Callable[..., Compute]) -> Iterator[Compute]:
         for bucket in buckets:
+            if bucket.single or bucket.count < 2:
+                continue
             lo, hi = bucket.start, bucket.start + bucket.count
-            if bucket.single:
-                if keys.dtype.kind == "f":  # every NaN comes back as NumPy's, as from a device sort
-                    out[lo:hi] = _decoded(np.uint32(bucket.low), keys.dtype)
-            elif bucket.count > 1:
-                part = None if out_values is None else out_values[lo:hi]
-                yield run(out[lo:hi], part, out[lo:hi], part)
+            part = None if out_values is None else out_values[lo:hi]
+            yield run(out[lo:hi], part, [out[lo:hi]], None if part is None else [part])
 
-    pipe.run(chunks())
+    pipe.run(runs())  # every piece is in the result before the merges read it
+    merge = Pipeline(dev, "sort merges", staged=on_device)
+    merge.run(merges(_sorter(dev, merge, variant, params)))
     return out if out_values is None else (out, out_values)
+
+
+Targets = list[np.ndarray]
 
 
 def _sorter(
     dev: Device, pipe: Pipeline, variant: str | None, params: dict[str, int]
-) -> Callable[[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray | None], Compute]:
-    """A chunk that sorts ``keys`` (and ``values``) into ``out`` (and ``out_values``): loaded
-    into device buffers and sorted there as device arrays through the pipeline where it is
-    staged (CUDA), or handed to the variant as host arrays."""
+) -> Callable[[np.ndarray, np.ndarray | None, Targets, Targets | None], Compute]:
+    """A chunk that sorts ``keys`` (and ``values``) into ``targets`` (and ``value_targets``),
+    host arrays that take the sorted result one after another: loaded into device buffers and
+    sorted there as device arrays where the pipeline is staged (CUDA), else handed to the
+    variant as host arrays."""
 
     def sorted_by_variant(k: Any, v: Any) -> Any:
         call = lambda chosen, p: chosen.run(dev, k, v, **p)
         return registry.dispatch("sort", dev, variant, params, call, {"n": k.size})
 
-    def run(keys: np.ndarray, values: np.ndarray | None, out: np.ndarray, out_values: np.ndarray | None) -> Compute:
+    def run(keys: np.ndarray, values: np.ndarray | None, targets: Targets, value_targets: Targets | None) -> Compute:
+        outputs = [targets] if value_targets is None else [targets, value_targets]
         if not pipe.staged:
             pipe.count(keys.size)
 
             def on_host() -> None:
                 result = sorted_by_variant(keys, values)
-                if values is None:
-                    out[...] = result
-                else:
-                    assert out_values is not None
-                    out[...], out_values[...] = result
+                for array, parts in zip(result if isinstance(result, tuple) else (result,), outputs):
+                    at = 0
+                    for part in parts:
+                        part[...] = array[at : at + part.size]
+                        at += part.size
 
             return on_host
         key_buffer = dev.alloc(keys.nbytes)
@@ -201,9 +226,8 @@ def _sorter(
             k = dev.view(key_buffer, keys.shape, keys.dtype)
             v = None if value_buffer is None or values is None else dev.view(value_buffer, values.shape, values.dtype)
             result = sorted_by_variant(k, v)
-            for array, target in zip(result if isinstance(result, tuple) else (result,), (out, out_values)):
-                assert target is not None
-                pipe.store(dev.wrap(array)[0], 0, [target])
+            for array, parts in zip(result if isinstance(result, tuple) else (result,), outputs):
+                pipe.store(dev.wrap(array)[0], 0, parts)
 
         return on_device
 
@@ -237,12 +261,6 @@ def _codes(keys: np.ndarray) -> np.ndarray:
     bits = np.where((bits & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000), np.uint32(0x7FC00000), bits)
     negative = (bits & np.uint32(0x80000000)) != 0
     return bits ^ np.where(negative, np.uint32(0xFFFFFFFF), np.uint32(0x80000000))
-
-
-def _decoded(code: np.uint32, dtype: np.dtype) -> Any:
-    """The key whose code is ``code`` (a float32 NaN comes back as NumPy's NaN)."""
-    flip = np.uint32(0x80000000) if code & np.uint32(0x80000000) else np.uint32(0xFFFFFFFF)
-    return np.array([code ^ flip], np.uint32).view(dtype)[0]
 
 
 def _blocks(n: int) -> Iterator[tuple[int, int]]:
@@ -289,28 +307,23 @@ def _buckets(keys: np.ndarray, capacity: int) -> list[_Bucket]:
     return buckets
 
 
-def _distribute(
-    keys: np.ndarray,
-    values: np.ndarray | None,
-    buckets: list[_Bucket],
-    out: np.ndarray,
-    out_values: np.ndarray | None,
-) -> None:
-    """Each key (and value) into its bucket's part of ``out`` (``out_values``), keeping the
-    input order within a bucket."""
+def _locator(buckets: list[_Bucket]) -> Callable[[np.ndarray], np.ndarray]:
+    """The function from codes to their buckets' indices: a table by the top 16 bits, where a
+    bin lies in one bucket, and a search among the buckets' ends where it was cut into several."""
     highs = np.array([b.high for b in buckets], np.uint32)
-    cursor = np.array([b.start for b in buckets], np.int64)
-    for lo, hi in _blocks(keys.size):
-        ids = np.searchsorted(highs, _codes(keys[lo:hi]), side="left")
-        order = np.argsort(ids, kind="stable")
-        counts = np.bincount(ids, minlength=len(buckets))
-        first = np.cumsum(counts) - counts  # where each bucket's keys begin in ``order``
-        ranked = ids[order]
-        places = cursor[ranked] + np.arange(hi - lo) - first[ranked]
-        out[places] = keys[lo:hi][order]
-        if values is not None and out_values is not None:
-            out_values[places] = values[lo:hi][order]
-        cursor += counts
+    bins = np.arange(1 << 16, dtype=np.uint32)
+    first = np.searchsorted(highs, bins << np.uint32(16), side="left")
+    last = np.searchsorted(highs, (bins << np.uint32(16)) | np.uint32(0xFFFF), side="left")
+    table = np.where(first == last, first, -1).astype(np.int64)
+
+    def locate(codes: np.ndarray) -> np.ndarray:
+        found = table[codes >> np.uint32(16)]
+        cut = found < 0
+        if cut.any():
+            found[cut] = np.searchsorted(highs, codes[cut], side="left")
+        return found
+
+    return locate
 
 
 # matmul ---------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ THREADS = max(1, min(16, os.cpu_count() or 1))
 
 #: A copy is cut into parts of at least this many bytes, one a thread; a smaller copy is made
 #: on the calling thread, where handing it to another would cost more than it saves.
-PART_BYTES = 1 << 20
+PART_BYTES = 512 << 10
 
 _pool: ThreadPoolExecutor | None = None
 
