@@ -46,7 +46,7 @@ SORT_VALUE_BYTES = 16
 SORT_FIXED = 16 << 10
 MATMUL_TILE = 64
 
-#: Keys a host pass of the out-of-core sort's histogram handles at once (bounded temporaries).
+#: Keys a host pass of the out-of-core sort (a histogram, bucket counts) takes at once.
 HOST_BLOCK = 1 << 20
 #: Bins of the top 16 bits whose low 16 bits one host pass counts (64 * 2^16 counters, 32 MiB).
 REFINED_BINS = 64
@@ -164,7 +164,10 @@ def sort(
     def runs() -> Iterator[Compute]:
         for lo in range(0, n, capacity):
             hi = min(lo + capacity, n)
-            counts = np.bincount(locate(_codes(keys[lo:hi])), minlength=len(buckets))
+            counts = sum(
+                (np.bincount(locate(_codes(keys[a:b])), minlength=len(buckets)) for a, b in _blocks(lo, hi)),
+                np.zeros(len(buckets), np.int64),
+            )
             used = np.flatnonzero(counts)
             places = [(int(cursor[b]), int(cursor[b] + counts[b])) for b in used]
             cursor[used] += counts[used]
@@ -263,16 +266,17 @@ def _codes(keys: np.ndarray) -> np.ndarray:
     return bits ^ np.where(negative, np.uint32(0xFFFFFFFF), np.uint32(0x80000000))
 
 
-def _blocks(n: int) -> Iterator[tuple[int, int]]:
-    for lo in range(0, n, HOST_BLOCK):
-        yield lo, min(lo + HOST_BLOCK, n)
+def _blocks(start: int, stop: int) -> Iterator[tuple[int, int]]:
+    """``start .. stop`` in blocks of :data:`HOST_BLOCK`, for host passes of bounded memory."""
+    for lo in range(start, stop, HOST_BLOCK):
+        yield lo, min(lo + HOST_BLOCK, stop)
 
 
 def _buckets(keys: np.ndarray, capacity: int) -> list[_Bucket]:
     """Consecutive code ranges of at most ``capacity`` keys each, or of one code each."""
     n = keys.size
     top = np.zeros(1 << 16, np.int64)
-    for lo, hi in _blocks(n):
+    for lo, hi in _blocks(0, n):
         top += np.bincount(_codes(keys[lo:hi]) >> np.uint32(16), minlength=1 << 16)
     large = np.flatnonzero(top > capacity)
     # atoms, in code order: whole bins of the top 16 bits, and single codes of bins too large alone
@@ -283,7 +287,7 @@ def _buckets(keys: np.ndarray, capacity: int) -> list[_Bucket]:
         slot = np.full(1 << 16, -1, np.int64)
         slot[bins] = np.arange(bins.size)
         fine = np.zeros(bins.size << 16, np.int64)
-        for lo, hi in _blocks(n):
+        for lo, hi in _blocks(0, n):
             codes = _codes(keys[lo:hi])
             where = slot[codes >> np.uint32(16)]
             chosen = where >= 0
