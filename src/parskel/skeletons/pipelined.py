@@ -100,9 +100,9 @@ def reduction(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Container | No
         for lo in range(0, n, m):
             hi = min(lo + m, n)
             chunk = _input(pipe, dev, [flat[lo:hi]], (hi - lo,))
-            part = Vector.empty(1, skeleton.dtype, device=dev)
 
-            def compute(chunk: Container = chunk, part: Container = part) -> None:
+            def compute(chunk: Container = chunk) -> None:
+                part = Vector.empty(1, skeleton.dtype, device=dev)  # for the device's own queue, which uses it
                 skeleton(chunk, *extra, out=part)
                 parts.append(part)
 
