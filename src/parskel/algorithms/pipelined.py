@@ -35,6 +35,7 @@ from ..pipeline.budget import IN_FLIGHT, TARGET_CHUNKS
 from ..runtime import Buffer, Device
 from . import registry
 from .keys import KEY_KINDS
+from .onesweep import sort_buffers
 from .scans import scan_buffer
 
 Compute = Callable[[], None]
@@ -77,11 +78,10 @@ def scan(
     carry = dev.alloc(item)
     zero = x.dtype.type(0)
 
+    chosen = variant if variant is not None else _scan_variant(dev)
+
     def scanned(buffer: Buffer, count: int) -> None:
-        if variant is None:
-            scan_buffer(dev, buffer, buffer, count, x.dtype, inclusive=True, **params)
-        else:
-            scan_buffer(dev, buffer, buffer, count, x.dtype, inclusive=True, variant=variant, **params)
+        scan_buffer(dev, buffer, buffer, count, x.dtype, inclusive=True, variant=chosen, **params)
 
     def chunks() -> Iterator[Compute]:
         for lo in range(0, n, m):
@@ -102,6 +102,14 @@ def scan(
 
     pipe.run(chunks())
     return out
+
+
+def _scan_variant(dev: Device) -> str:
+    """The device's preferred scan whose defaults it can run (every scan variant scans buffers)."""
+    for name in registry.preferred("scan", dev):
+        if not registry.get("scan", name).unmet(dev):
+            return name
+    return "vector_blocks"
 
 
 # sort -----------------------------------------------------------------------------------------
@@ -142,13 +150,14 @@ def sort(
     way = route(dev, n, need, host_bytes, given)
     if way is None:
         return None
-    on_device = dev.backend == "cuda" and way.staged  # sorts of device buffers, through CuPy views
-    if way.whole and not on_device:
+    mode = _sort_mode(dev, way, variant, params)
+    if way.whole and mode == "host":
         return None
+    on_device = mode != "host"
     out = np.empty_like(keys)
     out_values = None if values is None else np.empty_like(values)
     pipe = Pipeline(dev, "sort", staged=on_device)
-    run = _sorter(dev, pipe, variant, params)
+    run = _sorter(dev, pipe, mode, variant, params)
     if way.whole:
 
         def whole() -> Iterator[Compute]:
@@ -185,20 +194,34 @@ def sort(
 
     pipe.run(runs())  # every piece is in the result before the merges read it
     merge = Pipeline(dev, "sort merges", staged=on_device)
-    merge.run(merges(_sorter(dev, merge, variant, params)))
+    merge.run(merges(_sorter(dev, merge, mode, variant, params)))
     return out if out_values is None else (out, out_values)
 
 
 Targets = list[np.ndarray]
 
 
+def _sort_mode(dev: Device, way: Route, variant: str | None, params: dict[str, int]) -> str:
+    """How chunks are sorted: ``"views"`` (a CUDA device's buffers as CuPy arrays, any variant),
+    ``"buffers"`` (a staged device's buffers by the one-sweep radix sort, where it runs there),
+    or ``"host"`` (the variant takes host arrays and makes its own copies)."""
+    if not way.staged:
+        return "host"
+    if dev.backend == "cuda":
+        return "views"
+    onesweep = registry.get("sort", "onesweep")
+    if variant in (None, onesweep.name) and not onesweep.unmet(dev, onesweep.fitted(dev, params)):
+        return "buffers"
+    return "host"
+
+
 def _sorter(
-    dev: Device, pipe: Pipeline, variant: str | None, params: dict[str, int]
+    dev: Device, pipe: Pipeline, mode: str, variant: str | None, params: dict[str, int]
 ) -> Callable[[np.ndarray, np.ndarray | None, Targets, Targets | None], Compute]:
     """A chunk that sorts ``keys`` (and ``values``) into ``targets`` (and ``value_targets``),
-    host arrays that take the sorted result one after another: loaded into device buffers and
-    sorted there as device arrays where the pipeline is staged (CUDA), else handed to the
-    variant as host arrays."""
+    host arrays that take the sorted result one after another, the way ``mode`` says (see
+    :func:`_sort_mode`): staged into device buffers and sorted there, or handed to the variant
+    as host arrays."""
 
     def sorted_by_variant(k: Any, v: Any) -> Any:
         call = lambda chosen, p: chosen.run(dev, k, v, **p)
@@ -206,7 +229,7 @@ def _sorter(
 
     def run(keys: np.ndarray, values: np.ndarray | None, targets: Targets, value_targets: Targets | None) -> Compute:
         outputs = [targets] if value_targets is None else [targets, value_targets]
-        if not pipe.staged:
+        if mode == "host":
             pipe.count(keys.size)
 
             def on_host() -> None:
@@ -226,11 +249,21 @@ def _sorter(
             pipe.load([values], value_buffer)
 
         def on_device() -> None:
-            k = dev.view(key_buffer, keys.shape, keys.dtype)
-            v = None if value_buffer is None or values is None else dev.view(value_buffer, values.shape, values.dtype)
-            result = sorted_by_variant(k, v)
-            for array, parts in zip(result if isinstance(result, tuple) else (result,), outputs):
-                pipe.store(dev.wrap(array)[0], 0, parts)
+            if mode == "buffers":  # in place, then read back from where they were loaded
+                fitted = registry.get("sort", "onesweep").fitted(dev, params)
+                sort_buffers(dev, key_buffer, key_buffer, keys.size, keys.dtype, value_buffer, value_buffer, **fitted)
+                sorted_buffers = [key_buffer] if value_buffer is None else [key_buffer, value_buffer]
+            else:
+                k = dev.view(key_buffer, keys.shape, keys.dtype)
+                v = (
+                    None
+                    if value_buffer is None or values is None
+                    else dev.view(value_buffer, values.shape, values.dtype)
+                )
+                result = sorted_by_variant(k, v)
+                sorted_buffers = [dev.wrap(a)[0] for a in (result if isinstance(result, tuple) else (result,))]
+            for buffer, parts in zip(sorted_buffers, outputs):
+                pipe.store(buffer, 0, parts)
 
         return on_device
 

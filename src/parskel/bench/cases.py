@@ -321,7 +321,7 @@ E2E: dict[str, Case] = {
             lambda n: 4.0 * n,
             _floats,
             lambda i: i[0] * i[0],
-            _close(1e-6),
+            close(1e-6),
         ),
         _e2e_case(
             "reduce",
@@ -331,7 +331,7 @@ E2E: dict[str, Case] = {
             lambda n: 4.0 * n,
             _floats,
             lambda i: i[0].sum(dtype=np.float64),
-            _close(FLOAT32_SUM_RTOL),
+            close(FLOAT32_SUM_RTOL),
         ),
         _e2e_case(
             "sort",
@@ -341,7 +341,7 @@ E2E: dict[str, Case] = {
             float,
             _keys,
             lambda i: np.sort(i[0]),
-            _exact,
+            exact,
         ),
         _e2e_case(
             "scan",
@@ -351,7 +351,7 @@ E2E: dict[str, Case] = {
             lambda n: 4.0 * n,
             _digits,
             lambda i: exclusive_cumsum(i[0]),
-            _exact,
+            exact,
         ),
         _e2e_case(
             "matmul",
@@ -361,7 +361,7 @@ E2E: dict[str, Case] = {
             lambda n: 2.0 * n**3,
             _matrices,
             lambda i: i[0].astype(np.float64) @ i[1].astype(np.float64),
-            _close(1e-3),
+            close(1e-3),
             ((512, 1024), (2048, 4096)),
             "matrix edge",
         ),
