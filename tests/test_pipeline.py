@@ -13,7 +13,7 @@ import pytest
 import parskel as ps
 from parskel.algorithms import pipelined as algorithms_pipelined
 from parskel.errors import ArgumentError, DeviceMemoryError, ShapeError
-from parskel.pipeline import Need, budget, chunk_length, parse_bytes, staging, watch
+from parskel.pipeline import Need, Pipeline, budget, chunk_length, parse_bytes, staging, watch
 from parskel.pipeline.budget import MIN_CAP
 
 CAP = "256KiB"
@@ -314,6 +314,40 @@ def test_staging_round_trip_of_blocks_and_sums(dev, rng):
     stage.flush()
     assert np.array_equal(block, m[10:250, 7:190])
     assert np.array_equal(tail, np.concatenate([m[0, :5], m[299]]) + 1)
+
+
+def _copy_through(dev, x, length, fail_at=None):
+    """``x`` copied through the device by a pipeline, ``length`` elements a chunk (a device-side
+    copy between two buffers each); chunk ``fail_at`` raises instead."""
+    out = np.zeros_like(x)
+    pipe = Pipeline(dev, "copy", staged=not dev.shares_host_memory)
+
+    def chunks():
+        for k, lo in enumerate(range(0, x.size, length)):
+            hi = min(lo + length, x.size)
+            src, dst = dev.alloc((hi - lo) * x.itemsize), dev.alloc((hi - lo) * x.itemsize)
+            pipe.load([x[lo:hi]], src, elements=hi - lo)
+
+            def compute(src=src, dst=dst, lo=lo, hi=hi, k=k):
+                if k == fail_at:
+                    raise RuntimeError("a chunk that fails")
+                dev.copy(dst, src)
+                pipe.store(dst, 0, [out[lo:hi]])
+
+            yield compute
+
+    pipe.run(chunks())
+    return out
+
+
+def test_the_pipeline_orders_loads_kernels_and_stores_and_survives_a_failure(dev, rng):
+    x = rng.random(50_001).astype(np.float32)
+    with pytest.raises(RuntimeError, match="fails"):
+        _copy_through(dev, x, 3000, fail_at=5)
+    with watch() as runs:
+        out = _copy_through(dev, x, 3000)
+    assert np.array_equal(out, x)
+    assert runs[0].chunks == 17 and runs[0].longest == 3000
 
 
 # the e2e benchmark --------------------------------------------------------------------------------

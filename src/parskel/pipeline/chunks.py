@@ -119,7 +119,12 @@ class Pipeline:
             if self.staging is None:
                 self._direct(iter(chunks))
             else:
-                self._staged(iter(chunks), self.staging)
+                with self.staging.lock:
+                    try:
+                        self._staged(iter(chunks), self.staging)
+                    except BaseException:
+                        self.staging.abandon()
+                        raise
         finally:
             self._loads, self._stores = [], []
         for found in _watchers:

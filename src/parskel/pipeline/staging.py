@@ -14,6 +14,8 @@ first use and kept: the host memory staging ever holds is bounded by ``2 * SLOTS
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -50,6 +52,8 @@ class Staging:
         self._out = [_Slot(device.empty_pinned(slot_bytes, np.uint8)) for _ in range(slots)]
         self._next_in = 0
         self._next_out = 0
+        # one operation at a time goes through the slots (calls from several threads take turns)
+        self.lock = threading.RLock()
 
     @property
     def host_bytes(self) -> int:
@@ -105,6 +109,15 @@ class Staging:
         """Finish every download: wait for the device, copy the slots out, oldest first."""
         for k in range(len(self._out)):
             self._complete(self._out[(self._next_out + k) % len(self._out)])
+
+    def abandon(self) -> None:
+        """After a failed operation: wait for the device's copies, and drop the copies out of the
+        slots into arrays that nobody will read."""
+        for slot in self._in + self._out:
+            if slot.marker is not None:
+                with contextlib.suppress(Exception):  # the failure may be the device's own
+                    slot.marker.wait()
+            slot.pending = []
 
     def _complete(self, slot: _Slot) -> None:
         if slot.pending:
