@@ -31,12 +31,14 @@ Compute = Callable[[], None]
 @dataclass(frozen=True)
 class Run:
     """What one pipelined operation did: its name, ``"staged"`` or ``"direct"``, the chunks it
-    went through and the elements of the longest one."""
+    went through, the elements of the longest one, and the host's seconds copying into and out
+    of pinned memory (staged), which device events do not see."""
 
     operation: str
     mode: str
     chunks: int
     longest: int
+    host_copies: float = 0.0
 
 
 _watchers: list[list[Run]] = []
@@ -115,6 +117,7 @@ class Pipeline:
 
     def run(self, chunks: Iterable[Compute]) -> None:
         """Take, load, compute and store every chunk; returns when all stores are written."""
+        copied = self.staging.copy_seconds if self.staging is not None else 0.0
         try:
             if self.staging is None:
                 self._direct(iter(chunks))
@@ -127,8 +130,9 @@ class Pipeline:
                         raise
         finally:
             self._loads, self._stores = [], []
+        host = self.staging.copy_seconds - copied if self.staging is not None else 0.0
         for found in _watchers:
-            found.append(Run(self.operation, "staged" if self.staged else "direct", self._chunks, self._longest))
+            found.append(Run(self.operation, "staged" if self.staged else "direct", self._chunks, self._longest, host))
 
     # direct ---------------------------------------------------------------------------------
     def _direct(self, chunks: Iterator[Compute]) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -54,6 +55,7 @@ class Staging:
         self._next_out = 0
         # one operation at a time goes through the slots (calls from several threads take turns)
         self.lock = threading.RLock()
+        self.copy_seconds = 0.0  # host time spent copying into and out of the slots, in all
 
     @property
     def host_bytes(self) -> int:
@@ -74,7 +76,7 @@ class Staging:
                 self._next_in = (self._next_in + 1) % len(self._in)
                 if slot.marker is not None:
                     slot.marker.wait()  # the device has read what the slot held before
-                copies.copy([(_region(slot.array, at, piece), piece) for at, piece in placed])
+                self._copy([(_region(slot.array, at, piece), piece) for at, piece in placed])
                 dev.upload(buffer, slot.array[:used], offset=offset, wait=False)
                 offset += used
                 marker = slot.marker = dev.mark()
@@ -123,8 +125,13 @@ class Staging:
         if slot.pending:
             assert slot.marker is not None
             slot.marker.wait()
-            copies.copy(slot.pending, add=slot.add)
+            self._copy(slot.pending, add=slot.add)
             slot.pending = []
+
+    def _copy(self, pairs: list[tuple[np.ndarray, np.ndarray]], *, add: bool = False) -> None:
+        start = time.perf_counter()
+        copies.copy(pairs, add=add)
+        self.copy_seconds += time.perf_counter() - start
 
 
 _staging: dict[tuple[int, int], Staging] = {}
