@@ -16,9 +16,8 @@ Device memory of one call in one piece (what decides whether it is cut):
 Out of core, a sort sorts runs of the input on the device, sends each run's pieces to their
 buckets (consecutive key ranges, each small enough for the device) in the result, then sorts
 each bucket on the device (see :func:`sort`); a scan carries each chunk's total into the next on
-the device;
-a matmul computes tiles of the result from panels of the operands (adding the partial products
-of the shared dimension on the host when even one panel pair does not fit).
+the device; a matmul computes tiles of the result from panels of the operands (adding the
+partial products of the shared dimension on the host when even one panel pair does not fit).
 """
 
 from __future__ import annotations
@@ -77,7 +76,6 @@ def scan(
     m = chunk_length(n, Need(1.02 * item, item, SCAN_FIXED), way.within, overlap=way.staged, least=2)
     carry = dev.alloc(item)
     zero = x.dtype.type(0)
-
     chosen = variant if variant is not None else _scan_variant(dev)
 
     def scanned(buffer: Buffer, count: int) -> None:
@@ -126,8 +124,8 @@ def sort(
     """The sort of ``keys`` (and ``values``) through the device in pieces, or None to run it
     in one piece.
 
-    Where it fits, a CUDA device gets the keys through pinned staging, sorts them in one piece
-    and sends them back the same way. Where it does not, the result is cut into buckets of
+    Where it fits, a GPU gets the keys through pinned staging, sorts them in one piece and sends
+    them back the same way. Where it does not, the result is cut into buckets of
     consecutive key ranges, each small enough for the device, by a histogram of the keys' top 16
     bits (refined by the next 16 where one bin alone is too large). Then, in two passes through
     the device:
@@ -135,7 +133,8 @@ def sort(
     1. runs: each chunk of the input is sorted on the device and its sorted pieces go straight
        to their buckets' places in the result, after the pieces of the chunks before it;
     2. merges: each bucket, a concatenation of sorted pieces (one from each run), is sorted on
-       the device in place. A bucket of one key value is already in order, however large.
+       the device in place. A bucket of one key value, or whose keys all came from one run, is
+       already in order, however large.
 
     Both sorts are stable, so equal keys keep the input order. The host only counts and copies;
     it never sorts or scatters keys.
@@ -169,6 +168,7 @@ def sort(
     buckets = _buckets(keys, capacity)
     locate = _locator(buckets)
     cursor = np.array([b.start for b in buckets], np.int64)
+    pieces = np.zeros(len(buckets), np.int64)  # how many runs each bucket took keys from
 
     def runs() -> Iterator[Compute]:
         for lo in range(0, n, capacity):
@@ -180,13 +180,14 @@ def sort(
             used = np.flatnonzero(counts)
             places = [(int(cursor[b]), int(cursor[b] + counts[b])) for b in used]
             cursor[used] += counts[used]
+            pieces[used] += 1
             value_parts = None if out_values is None else [out_values[a:b] for a, b in places]
             part = None if values is None else values[lo:hi]
             yield run(keys[lo:hi], part, [out[a:b] for a, b in places], value_parts)
 
     def merges(run: Callable[..., Compute]) -> Iterator[Compute]:
-        for bucket in buckets:
-            if bucket.single or bucket.count < 2:
+        for bucket, taken in zip(buckets, pieces):
+            if bucket.single or taken < 2:
                 continue
             lo, hi = bucket.start, bucket.start + bucket.count
             part = None if out_values is None else out_values[lo:hi]
