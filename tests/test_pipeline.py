@@ -235,8 +235,8 @@ def test_the_environment_sets_the_cap(device, monkeypatch, rng):
     assert total == x.sum()
     _one_run(runs, "Reduce")
     with ps.max_device_memory(None), ps.using(device), watch() as runs:  # an inner block lifts it
-        ps.Reduce(IADD, identity=0)(x)
-    assert device.type != "cpu" or runs == []
+        assert ps.Reduce(IADD, identity=0)(x) == x.sum()
+    assert runs == []  # 400 KB fit any device, and are too few to stage
 
 
 @pytest.mark.parametrize("text", ["lots", "12 zB", "2^20KiB", "1.5^3", True, -1])
