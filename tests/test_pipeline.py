@@ -302,6 +302,7 @@ def test_staging_round_trip_of_blocks_and_sums(dev, rng):
     if dev.shares_host_memory:
         pytest.skip("a device that works in host memory stages nothing")
     stage = staging.staging_for(dev)
+    assert stage.host_bytes == 2 * staging.SLOTS * staging.SLOT_BYTES  # the bounded staging area
     m = rng.random((300, 200), dtype=np.float32)
     pieces = [m[10:250, 7:190], m[0, :5], m[299]]
     buffer = dev.alloc(sum(p.nbytes for p in pieces))
