@@ -22,9 +22,11 @@ FRAMEWORKS = {
 # what each layer of the package may import from the others (imports flow downward only)
 LAYERS = {
     "runtime": set(),
+    # chunks, pinned staging and memory budgets, shared by the algorithms and the skeletons
+    "pipeline": {"runtime"},
     "containers": {"runtime"},
-    "algorithms": {"runtime"},
-    "skeletons": {"runtime", "containers"},
+    "algorithms": {"runtime", "pipeline"},
+    "skeletons": {"runtime", "containers", "pipeline"},
     # the profile probe writes is read by bench, never the other way round
     "probe": {"runtime", "pages", "progress"},
     "study": {"runtime", "algorithms", "bench", "pages", "progress"},

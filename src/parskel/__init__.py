@@ -9,6 +9,7 @@ from . import errors
 from ._version import __version__
 from .algorithms import matmul, saxpy, scan, sort, vector_add, work_item_mapping
 from .containers import Matrix, Vector, struct
+from .pipeline import max_device_memory
 from .runtime import Device, Timing, device, devices, round_to_multiple, round_to_power_of_two, using
 from .skeletons import (
     AllPairs,
@@ -51,6 +52,7 @@ __all__ = [
     "errors",
     "function",
     "matmul",
+    "max_device_memory",
     "round_to_multiple",
     "round_to_power_of_two",
     "saxpy",

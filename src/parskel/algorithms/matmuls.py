@@ -269,7 +269,13 @@ register(
 
 
 def matmul(
-    a: np.ndarray, b: np.ndarray, *, variant: str | None = None, device: Device | str | None = None, **params: int
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    variant: str | None = None,
+    device: Device | str | None = None,
+    max_device_memory: int | str | None = None,
+    **params: int,
 ) -> np.ndarray:
     """``a @ b`` on a device for float32 (or float64) matrices of shapes ``m x k`` and ``k x n``.
 
@@ -277,6 +283,9 @@ def matmul(
     fastest known for the device runs, and one that cannot run there gives way to the next.
     ``params`` are the variant's tunables (``TILE=8``, ``WIDTH=8``). The inputs are not modified.
     CUDA device arrays (CuPy, PyTorch) stay on their GPU: see :mod:`parskel.algorithms.operands`.
+    NumPy matrices larger than the device's memory, or than ``max_device_memory`` (see
+    :func:`parskel.max_device_memory`), are multiplied in tiles; on a GPU large ones go through
+    pinned memory (see :mod:`parskel.algorithms.pipelined`).
 
     >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
     >>> ps.matmul(a, a.T, variant="blocks", WIDTH=4)
@@ -286,5 +295,11 @@ def matmul(
     dev, (a, b), returned = prepare(device, a, b)
     check_operands(a, b)
     c_type(a.dtype, dev)
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):  # through pinned memory, or in tiles, where that pays
+        from .pipelined import matmul as in_tiles
+
+        done = in_tiles(dev, np.ascontiguousarray(a), np.ascontiguousarray(b), variant, params, max_device_memory)
+        if done is not None:
+            return done
     context = {"itemsize": a.dtype.itemsize}
     return returned(registry.dispatch("matmul", dev, variant, params, lambda v, p: v.run(dev, a, b, **p), context))

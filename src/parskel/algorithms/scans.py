@@ -70,6 +70,7 @@ def scan(
     inclusive: bool = False,
     variant: str | None = None,
     device: Device | str | None = None,
+    max_device_memory: int | str | None = None,
     **params: int,
 ) -> np.ndarray:
     """All prefix sums of the 1D array ``x`` as a new array of its dtype.
@@ -79,7 +80,9 @@ def scan(
     ``[x0, x0+x1, ...]``. ``variant`` picks one of ``parskel.algorithms.variants("scan")``
     (``hillis_steele``, ``blelloch``, ``recursive_blocks``, ``vector_blocks``); by default the
     fastest known for the device runs, falling back when one cannot. ``params`` are the
-    variant's tunables (``WG``, the work-group size).
+    variant's tunables (``WG``, the work-group size). NumPy arrays larger than the device's
+    memory, or than ``max_device_memory`` (see :func:`parskel.max_device_memory`), are scanned
+    in chunks; on a GPU large ones go through pinned memory (see :mod:`parskel.algorithms.pipelined`).
 
     >>> ps.scan(np.array([3, 1, 4, 1, 5], dtype=np.int32))
     array([0, 3, 4, 8, 9], dtype=int32)
@@ -90,6 +93,12 @@ def scan(
     dev, (given,), returned = prepare(device, x)
     arr = _checked(given)
     kernel_dtype(arr.dtype, dev)
+    if isinstance(arr, np.ndarray):  # a host array: through pinned memory, or in chunks, where that pays
+        from .pipelined import scan as in_chunks
+
+        done = in_chunks(dev, arr, inclusive, variant, params, max_device_memory)
+        if done is not None:
+            return done
     return returned(
         registry.dispatch("scan", dev, variant, params, lambda v, p: v.run(dev, arr, inclusive=inclusive, **p))
     )

@@ -12,6 +12,7 @@ Every variant's ``run(device, keys, values, **params)`` returns the sorted keys,
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,7 @@ def sort(
     *,
     variant: str | None = None,
     device: Device | str | None = None,
+    max_device_memory: int | str | None = None,
     **params: int,
 ) -> Result:
     """Sort ``keys`` (1D uint32, int32 or float32) ascending on a device; a new array.
@@ -51,6 +53,10 @@ def sort(
     float32 order: ``-inf < ... < -0.0 < +0.0 < ... < +inf < NaN``; every NaN comes back as
     NumPy's quiet NaN (see :mod:`parskel.algorithms.keys`).
 
+    NumPy arrays larger than the device's memory, or than ``max_device_memory`` (bytes, or a
+    text such as ``"64MiB"``; see :func:`parskel.max_device_memory`), are sorted in pieces; on a
+    GPU large ones go through pinned memory (see :mod:`parskel.algorithms.pipelined`).
+
     >>> ps.sort(np.array([3, 1, 2], dtype=np.uint32))
     array([1, 2, 3], dtype=uint32)
     >>> ps.sort(np.array([0.5, -0.0, np.nan, 0.0, -np.inf], np.float32))
@@ -64,8 +70,14 @@ def sort(
     check_keys(keys)
     if values is not None:
         check_values(values, keys.size)
-    context = {"n": keys.size}
-    result = registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p), context)
+    result: Any = None
+    if isinstance(keys, np.ndarray):  # host arrays: through pinned memory, or in pieces, where that pays
+        from .pipelined import sort as in_pieces
+
+        result = in_pieces(dev, keys, values, variant, params, max_device_memory)
+    if result is None:
+        context = {"n": keys.size}
+        result = registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p), context)
     if values is None:
         return returned(result.astype(key_type, copy=False))
     return returned((result[0].astype(key_type, copy=False), result[1].astype(value_type, copy=False)))

@@ -289,6 +289,86 @@ OVERHEAD: dict[str, Case] = {
 }
 
 
+# the e2e group: NumPy arrays in and out on a GPU, through pinned staging with transfers
+# overlapped (bench/e2e.py), against CuPy and PyTorch copying pageable memory; Map, Reduce and scan
+# count the bytes of their input a second
+E2E_SIZES = ((1 << 20, 1 << 22), (1 << 24, 1 << 26))
+
+
+def _e2e_case(
+    name: str,
+    summary: str,
+    metric: str,
+    scale: float,
+    work: Callable[[int], float],
+    make: Callable[[int, np.random.Generator], Inputs],
+    reference: Callable[[Inputs], Any],
+    check: Callable[[Any, Any], str | None],
+    sizes: tuple[tuple[int, ...], tuple[int, ...]] = E2E_SIZES,
+    size_label: str = "elements",
+) -> Case:
+    return Case(f"e2e.{name}", summary, metric, scale, work, make, reference, check, *sizes, size_label=size_label)
+
+
+E2E: dict[str, Case] = {
+    case.family: case
+    for case in (
+        _e2e_case(
+            "map",
+            "Map x*x of float32, NumPy in and out",
+            "GB/s",
+            1e9,
+            lambda n: 4.0 * n,
+            _floats,
+            lambda i: i[0] * i[0],
+            close(1e-6),
+        ),
+        _e2e_case(
+            "reduce",
+            "Reduce (sum) of float32, NumPy in",
+            "GB/s",
+            1e9,
+            lambda n: 4.0 * n,
+            _floats,
+            lambda i: i[0].sum(dtype=np.float64),
+            close(FLOAT32_SUM_RTOL),
+        ),
+        _e2e_case(
+            "sort",
+            "parskel.sort of uint32, NumPy in and out",
+            "Mkeys/s",
+            1e6,
+            float,
+            _keys,
+            lambda i: np.sort(i[0]),
+            exact,
+        ),
+        _e2e_case(
+            "scan",
+            "parskel.scan (exclusive) of int32, NumPy in and out",
+            "GB/s",
+            1e9,
+            lambda n: 4.0 * n,
+            _digits,
+            lambda i: exclusive_cumsum(i[0]),
+            exact,
+        ),
+        _e2e_case(
+            "matmul",
+            "parskel.matmul of float32, NumPy in and out",
+            "GFLOP/s",
+            1e9,
+            lambda n: 2.0 * n**3,
+            _matrices,
+            lambda i: i[0].astype(np.float64) @ i[1].astype(np.float64),
+            close(1e-3),
+            ((512, 1024), (2048, 4096)),
+            "matrix edge",
+        ),
+    )
+}
+
+
 GROUPS: dict[str, tuple[str, ...]] = {
     "matmul": ("matmul",),
     "scan": ("scan",),
@@ -298,6 +378,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }
 CASES.update(OVERHEAD)
 GROUPS["overhead"] = tuple(OVERHEAD)
+CASES.update(E2E)
+GROUPS["e2e"] = tuple(E2E)  # not in "all": its sizes are a GPU's, and it measures the same work as the others
 GROUPS["all"] = tuple(
     f for group in ("matmul", "scan", "sort", "reduce", "skeletons", "overhead") for f in GROUPS[group]
 )

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import VariantError
 from ..runtime import Device
-from . import overhead
+from . import e2e, overhead
 from . import peers as peer_lib
 from .cases import CASES, GROUPS, Case, Subject
 from .subjects import skeleton_subjects, variant_subjects
@@ -330,6 +330,8 @@ def subjects_for(family: str, devices: Sequence[Device], settings: Settings, not
     if family.startswith("overhead."):
         calls = [s for device in devices for s in overhead.parskel_subjects(family, device)]
         return calls + overhead.peer_subjects(family, chosen, notes)
+    if family.startswith("e2e."):
+        return e2e.subjects(family, devices, chosen, notes)
     found: list[Subject] = []
     for device in devices:
         found += variant_subjects(family, device, wanted, notes)

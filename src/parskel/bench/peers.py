@@ -230,8 +230,13 @@ def _torch_sum(x: np.ndarray) -> tuple[Any, Timing]:
     return np.asarray(total)[()], timing
 
 
+def _torch_square(x: np.ndarray) -> tuple[np.ndarray, Timing]:
+    return _torch_timed((x,), lambda d: d * d)
+
+
 _TORCH: dict[str, dict[str, Callable[..., tuple[Any, Timing]]]] = {
     "matmul": {"torch_matmul": _torch_matmul},
+    "skeletons.map": {"torch_multiply": _torch_square},
     "scan": {"torch_cumsum": _torch_scan},
     "sort": {"torch_sort": _torch_sort},
     "reduce": {"torch_sum": _torch_sum},

@@ -99,8 +99,14 @@ def reduce_sum(x: np.ndarray) -> tuple[Any, Timing]:
     return np.asarray(total)[()], timing
 
 
+def square(x: np.ndarray) -> tuple[np.ndarray, Timing]:
+    """``x * x`` element-wise (the Map of the benchmarks)."""
+    return _timed((x,), lambda d: d * d)
+
+
 PEERS: dict[str, dict[str, Peer]] = {
     "matmul": {"cupy_matmul": matmul},
+    "skeletons.map": {"cupy_multiply": square},
     "scan": {"cupy_cumsum": scan},
     "sort": {"cupy_sort": sort},
     "reduce": {"cupy_sum": reduce_sum},

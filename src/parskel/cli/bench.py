@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
 
+from ..errors import ArgumentError
+from ..pipeline import max_device_memory, parse_bytes
 from .common import (
     UsageError,
     chosen_devices,
@@ -25,6 +28,8 @@ BENCH_EPILOG = """examples:
   parskel bench all --device opencl:0:0,opencl:1:0 --sizes matmul=256..4096 --sizes 2^16..2^26:4
   parskel bench sort --variants radix,bitonic --peers numpy,pyopencl --reps 10 --warmup 2
   parskel bench matmul --peers none --no-report --json > matmul.json
+  parskel bench e2e --full --device cuda:0 --out e2e   NumPy in and out on a GPU against CuPy and PyTorch
+  parskel bench e2e --max-device-memory 64MiB      the same work in chunks of a 64 MiB device
 
 sizes: comma lists and ranges, "1000", "2^20", "64..512" (doubling), "2^10..2^26:4" (times 4);
 "family=..." sets one family's sizes, a plain value every other family's.
@@ -82,17 +87,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
         peers=frozenset(peer_groups),
         budget=args.budget,
     )
+    try:
+        cap = None if args.max_device_memory is None else parse_bytes(args.max_device_memory, "--max-device-memory")
+    except ArgumentError as exc:
+        raise UsageError(str(exc)) from None
     folder = writable_folder(args.out)
     devs = chosen_devices(names(args.device))
     command = " ".join(["parskel", *(sys.argv[1:] if args.argv is None else args.argv)])
-    outcome = bench(
-        devs,
-        settings,
-        out=folder,
-        command=command,
-        report=not args.no_report,
-        console=Console(stderr=True, quiet=args.json),
-    )
+    with max_device_memory(cap) if cap is not None else contextlib.nullcontext():
+        outcome = bench(
+            devs,
+            settings,
+            out=folder,
+            command=command,
+            report=not args.no_report,
+            console=Console(stderr=True, quiet=args.json),
+        )
     if args.json:
         print(
             json.dumps(
@@ -138,7 +148,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "result; store the run in OUT/results.sqlite and write OUT/report/.",
     )
     p.add_argument(
-        "families", nargs="*", metavar="FAMILY", help="matmul, scan, sort, reduce, skeletons or all (default: all)"
+        "families",
+        nargs="*",
+        metavar="FAMILY",
+        help="matmul, scan, sort, reduce, skeletons, overhead, e2e or all (default: all but e2e)",
     )
     device_option(p)
     p.add_argument("--sizes", action="append", type=size_option, metavar="SIZES", help="sizes, see below; repeatable")
@@ -156,6 +169,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="stop a subject before a size whose measurement (compile, warm-ups, repetitions) "
         "would take longer (quick 6, full 120; 0: no limit)",
+    )
+    p.add_argument(
+        "--max-device-memory",
+        metavar="BYTES",
+        help="cap the device memory of each call (e.g. 64MiB): larger work runs in chunks "
+        "(default: $PARSKEL_MAX_DEVICE_MEMORY, else 3/4 of the device's memory)",
     )
     p.add_argument("--no-report", action="store_true", help="store the results but write no report")
     p.add_argument("--json", action="store_true", help="print the results as JSON on stdout (no display)")

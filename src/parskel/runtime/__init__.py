@@ -4,7 +4,7 @@ Only the backend modules (``parskel.runtime.opencl``, ``parskel.runtime.cuda``) 
 this package uses :class:`Device` and the handles it creates.
 """
 
-from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program
+from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Marker, Program, Stream
 from .cltypes import c_type
 from .geometry import round_down_to_power_of_two, round_to_multiple, round_to_power_of_two
 from .selection import ENV_VAR, backends, default_device, device, devices, find, unavailable, unusable, using
@@ -20,9 +20,11 @@ __all__ = [
     "Event",
     "Kernel",
     "Local",
+    "Marker",
     "Program",
     "Recorder",
     "Source",
+    "Stream",
     "Timing",
     "backends",
     "c_type",

@@ -81,6 +81,30 @@ class Local:
     nbytes: int
 
 
+class Stream:
+    """A queue of a device beside its own, in order like it: commands enqueued inside
+    ``with device.on(stream)`` go there and may run at the same time as the device's own queue
+    (a transfer beside a kernel). ``handle`` is the backend's queue or stream."""
+
+    __slots__ = ("device", "handle")
+
+    def __init__(self, device: Device, handle: Any) -> None:
+        self.device = device
+        self.handle = handle
+
+    def __repr__(self) -> str:
+        return f"Stream(on {self.device.id})"
+
+
+class Marker(ABC):
+    """A point in one queue's order (see :meth:`Device.mark`): reached once every command
+    enqueued there before it has completed."""
+
+    @abstractmethod
+    def wait(self) -> None:
+        """Block the host until the point is reached."""
+
+
 class Kernel(ABC):
     """A compiled entry point of a program."""
 
@@ -112,6 +136,7 @@ class Device(ABC):
     def __init__(self, info: DeviceInfo) -> None:
         self.info = info
         self._recorders: list[Recorder] = []
+        self._active: Stream | None = None  # where commands go (None: the device's own queue)
         self._by_path: dict[tuple[str, tuple[tuple[str, Any], ...]], Program] = {}
 
     # identity -----------------------------------------------------------------------------
@@ -269,7 +294,45 @@ class Device(ABC):
 
     @abstractmethod
     def finish(self) -> None:
-        """Block until every enqueued command has completed."""
+        """Block until every enqueued command has completed, on every queue of the device."""
+
+    # queues -------------------------------------------------------------------------------
+    def stream(self) -> Stream:
+        """A new queue beside the device's own (see :class:`Stream`); a backend without
+        concurrent queues raises :class:`BackendUnavailableError`."""
+        raise BackendUnavailableError(f"{self.id} has a single queue")
+
+    @contextlib.contextmanager
+    def on(self, stream: Stream | None) -> Iterator[None]:
+        """Send the commands of the block (allocations included) to ``stream``; ``None`` is the
+        device's own queue. Order between queues comes only from :meth:`mark` and :meth:`wait_for`.
+
+        >>> dev = ps.device()
+        >>> buffer, host = dev.alloc(16), np.zeros(4, np.int32)
+        >>> with dev.on(dev.stream()):
+        ...     _ = dev.fill(buffer, np.int32(7))
+        ...     written = dev.mark()
+        >>> dev.wait_for(written)     # the device's own queue waits for the fill
+        >>> dev.download(buffer, host).wait()
+        >>> host
+        array([7, 7, 7, 7], dtype=int32)
+        """
+        if stream is not None and stream.device is not self:
+            raise ValueError(f"a stream of {stream.device.id} cannot take commands for {self.id}")
+        previous, self._active = self._active, stream
+        try:
+            yield
+        finally:
+            self._active = previous
+
+    def mark(self) -> Marker:
+        """A marker at the current end of the active queue (see :meth:`on`)."""
+        raise BackendUnavailableError(f"{self.id} has a single queue")
+
+    def wait_for(self, marker: Marker) -> None:
+        """Commands enqueued on the active queue from now on start after ``marker`` is reached;
+        the host does not wait."""
+        raise BackendUnavailableError(f"{self.id} has a single queue")
 
     # timing -------------------------------------------------------------------------------
     @contextlib.contextmanager

@@ -8,7 +8,8 @@ Built programs are kept per process here and on disk in CuPy's kernel cache
 Buffers are CuPy memory (its pool). A copy between a buffer and a device array is timed as a
 device-side copy ("other" in a :class:`Timing`), not as an upload or download. All commands go
 to the legacy default stream, so they are ordered with what CuPy and PyTorch enqueue on theirs
-by default. Every copy is a
+by default; ``device.on(device.stream())`` sends commands to a non-blocking stream of their own
+instead, ordered with the default one only through markers. Every copy is a
 ``cudaMemcpyDefault``: either side may be host memory or a device array (anything with
 ``__cuda_array_interface__``), so device arrays move without passing through the host.
 """
@@ -26,7 +27,20 @@ import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
 from .arrays import is_device_array
-from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program, check_range, fill_extent, shape2d
+from .base import (
+    Backend,
+    Buffer,
+    Device,
+    DeviceInfo,
+    Kernel,
+    Local,
+    Marker,
+    Program,
+    Stream,
+    check_range,
+    fill_extent,
+    shape2d,
+)
 from .geometry import Size, check_launch
 from .sources import Defines, Source, define_lines, define_options, read_kernel_file
 from .timing import Event, EventKind
@@ -95,6 +109,16 @@ class CUDAEvent(Event):
         return _cp().cuda.get_elapsed_time(self._start, self._end) * 1e-3
 
 
+class CUDAMarker(Marker):
+    __slots__ = ("event",)
+
+    def __init__(self, event: Any) -> None:
+        self.event = event
+
+    def wait(self) -> None:
+        self.event.synchronize()
+
+
 class CUDAKernel(Kernel):
     def __init__(self, raw: Any, name: str) -> None:
         self.name = name
@@ -133,14 +157,16 @@ class CUDADevice(Device):
         super().__init__(info)
         self.index = index
         self._programs: dict[tuple[str, tuple[str, ...]], CUDAProgram] = {}
+        self._streams: list[Any] = []  # made by stream(), synchronized by finish()
 
     @contextlib.contextmanager
     def active(self, what: str = "") -> Iterator[None]:
-        """Make this the current CUDA device, and turn CUDA errors into parskel errors."""
+        """Make this the current CUDA device (and the active stream CuPy's current one), and turn
+        CUDA errors into parskel errors."""
         cp = _cp()
         where = f"{self.id}{' ' + what if what else ''}"
         try:
-            with cp.cuda.Device(self.index):
+            with cp.cuda.Device(self.index), self._active.handle if self._active else contextlib.nullcontext():
                 yield
         except cp.cuda.memory.OutOfMemoryError as exc:
             raise DeviceMemoryError(f"{where}: out of device memory: {exc}") from None
@@ -151,6 +177,32 @@ class CUDADevice(Device):
             if any(code in text for code in _LAUNCH_ERRORS):
                 raise LaunchError(f"{where}: the device refused the launch: {text}") from None
             raise ParskelError(f"{where}: CUDA error: {text}") from None
+
+    # streams ------------------------------------------------------------------------------
+    def _cuda_stream(self) -> Any:
+        """The CuPy stream commands go to now: the active one, or the legacy default stream."""
+        return self._active.handle if self._active is not None else _cp().cuda.Stream.null
+
+    def _stream_pointer(self) -> int:
+        return int(self._active.handle.ptr) if self._active is not None else 0
+
+    def stream(self) -> Stream:
+        # non-blocking: the legacy default stream, where other commands go, does not wait for it
+        with self.active("a stream"):
+            handle = _cp().cuda.Stream(non_blocking=True)
+        self._streams.append(handle)
+        return Stream(self, handle)
+
+    def mark(self) -> Marker:
+        with self.active():
+            event = _cp().cuda.Event(disable_timing=True)
+            event.record(self._cuda_stream())
+        return CUDAMarker(event)
+
+    def wait_for(self, marker: Marker) -> None:
+        assert isinstance(marker, CUDAMarker)
+        with self.active():
+            self._cuda_stream().wait_event(marker.event)
 
     # events -------------------------------------------------------------------------------
     def _begin(self) -> Any:
@@ -163,7 +215,7 @@ class CUDADevice(Device):
 
     def _end(self, kind: EventKind, label: str, start: Any, keep: Any = None) -> Event:
         if start is None:
-            return CUDAEvent(kind, label, None, None, keep, _cp().cuda.Stream.null)
+            return CUDAEvent(kind, label, None, None, keep, self._cuda_stream())
         end = _cp().cuda.Event()
         end.record(None)
         return self._track(CUDAEvent(kind, label, start, end, keep))
@@ -181,7 +233,7 @@ class CUDADevice(Device):
         runtime = _cp().cuda.runtime
         with self.active(kind):
             start = self._begin()
-            runtime.memcpyAsync(dst, src, nbytes, _MEMCPY_DEFAULT, 0)
+            runtime.memcpyAsync(dst, src, nbytes, _MEMCPY_DEFAULT, self._stream_pointer())
             event = self._end(kind, f"{kind} {nbytes} B", start, keep)
             if wait:
                 event.wait()
@@ -224,14 +276,16 @@ class CUDADevice(Device):
         with self.active("fill"):
             start = self._begin()
             if (raw == raw[0]).all():
-                cp.cuda.runtime.memsetAsync(_pointer(buffer) + offset, int(raw[0]), nbytes, 0)
+                cp.cuda.runtime.memsetAsync(_pointer(buffer) + offset, int(raw[0]), nbytes, self._stream_pointer())
             elif size in (2, 4, 8):
                 word = pattern.view(f"u{size}")
                 view = cp.ndarray((nbytes // size,), dtype=word.dtype, memptr=buffer.handle + offset)
                 view.fill(word[0])
             else:  # a record whose bytes differ: copy the pattern out once per element
                 tiled = np.tile(raw, nbytes // size)
-                cp.cuda.runtime.memcpyAsync(_pointer(buffer) + offset, tiled.ctypes.data, nbytes, _MEMCPY_DEFAULT, 0)
+                cp.cuda.runtime.memcpyAsync(
+                    _pointer(buffer) + offset, tiled.ctypes.data, nbytes, _MEMCPY_DEFAULT, self._stream_pointer()
+                )
                 return self._end("fill", f"fill {nbytes} B", start, tiled)
             return self._end("fill", f"fill {nbytes} B", start)
 
@@ -249,7 +303,14 @@ class CUDADevice(Device):
             with self.active(kind):
                 start = self._begin()
                 _cp().cuda.runtime.memcpy2DAsync(
-                    _pointer(buffer), pcol * item, pointer, cols * item, cols * item, rows, _MEMCPY_DEFAULT, 0
+                    _pointer(buffer),
+                    pcol * item,
+                    pointer,
+                    cols * item,
+                    cols * item,
+                    rows,
+                    _MEMCPY_DEFAULT,
+                    self._stream_pointer(),
                 )
                 self._end(kind, f"{kind} {source.nbytes} B into {padded_shape}", start, source)
         return buffer
@@ -267,7 +328,14 @@ class CUDADevice(Device):
         with self.active(kind):
             start = self._begin()
             _cp().cuda.runtime.memcpy2DAsync(
-                pointer, cols * item, _pointer(buffer), pcol * item, cols * item, rows, _MEMCPY_DEFAULT, 0
+                pointer,
+                cols * item,
+                _pointer(buffer),
+                pcol * item,
+                cols * item,
+                rows,
+                _MEMCPY_DEFAULT,
+                self._stream_pointer(),
             )
             event = self._end(kind, f"{kind} {out.nbytes} B from {padded_shape}", start, out)
             event.wait()
@@ -342,12 +410,16 @@ class CUDADevice(Device):
 
         with self.active(kernel.name):
             start = self._begin()
-            driver.launchKernel(kernel.pointer, *grid, *block, 0, 0, pointers.ctypes.data if values else 0, 0)
+            driver.launchKernel(
+                kernel.pointer, *grid, *block, 0, self._stream_pointer(), pointers.ctypes.data if values else 0, 0
+            )
             return self._end("kernel", kernel.name, start)
 
     def finish(self) -> None:
         with self.active():
             _cp().cuda.Stream.null.synchronize()
+            for stream in self._streams:
+                stream.synchronize()
 
 
 def cuda_source(source: Source, defines: Defines | None = None) -> Source:

@@ -17,7 +17,20 @@ from typing import Any
 import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
-from .base import Backend, Buffer, Device, DeviceInfo, Kernel, Local, Program, check_range, fill_extent, shape2d
+from .base import (
+    Backend,
+    Buffer,
+    Device,
+    DeviceInfo,
+    Kernel,
+    Local,
+    Marker,
+    Program,
+    Stream,
+    check_range,
+    fill_extent,
+    shape2d,
+)
 from .buildlog import captured_stderr, report
 from .geometry import Size, check_launch
 from .sources import Defines, Source, define_options
@@ -53,6 +66,16 @@ class OpenCLEvent(Event):
             return 0.0
         self._event.wait()
         return (self._event.profile.end - self._event.profile.start) * 1e-9
+
+
+class OpenCLMarker(Marker):
+    __slots__ = ("event",)
+
+    def __init__(self, event: Any) -> None:
+        self.event = event
+
+    def wait(self) -> None:
+        self.event.wait()
 
 
 class OpenCLKernel(Kernel):
@@ -92,6 +115,7 @@ class OpenCLDevice(Device):
         self._cl = handle
         self._ctx: Any = None
         self._queue: Any = None
+        self._streams: list[Any] = []  # queues made by stream(), finished with the device's own
         self._programs: dict[tuple[str, tuple[str, ...]], OpenCLProgram] = {}
         self._shared: bool | None = None
         # host arrays that enqueued commands work in, kept alive until those commands are done
@@ -99,17 +123,39 @@ class OpenCLDevice(Device):
 
     @property
     def queue(self) -> Any:
+        """The queue commands go to now: the active stream's (see :meth:`Device.on`) or the device's own."""
+        if self._active is not None:
+            return self._active.handle
         if self._queue is None:
             with _translated(self):
                 self._ctx = cl.Context([self._cl])
-                self._queue = cl.CommandQueue(
-                    self._ctx, self._cl, properties=cl.command_queue_properties.PROFILING_ENABLE
-                )
+                self._queue = self._new_queue()
         return self._queue
+
+    def _new_queue(self) -> Any:
+        return cl.CommandQueue(self._ctx, self._cl, properties=cl.command_queue_properties.PROFILING_ENABLE)
+
+    def stream(self) -> Stream:
+        _ = self.context
+        with _translated(self, "a second queue"):
+            queue = self._new_queue()
+        self._streams.append(queue)
+        return Stream(self, queue)
+
+    def mark(self) -> Marker:
+        with _translated(self):
+            return OpenCLMarker(cl.enqueue_marker(self.queue))
+
+    def wait_for(self, marker: Marker) -> None:
+        assert isinstance(marker, OpenCLMarker)
+        with _translated(self):
+            cl.enqueue_barrier(self.queue, wait_for=[marker.event])
 
     @property
     def context(self) -> Any:
-        _ = self.queue  # creates the context with it
+        if self._ctx is None:
+            with self.on(None):
+                _ = self.queue  # creates the context with it
         return self._ctx
 
     # memory -------------------------------------------------------------------------------
@@ -311,8 +357,10 @@ class OpenCLDevice(Device):
             self._held.append((event, arrays))
 
     def finish(self) -> None:
-        with _translated(self):
+        with _translated(self), self.on(None):
             self.queue.finish()
+            for queue in self._streams:
+                queue.finish()
         self._held.clear()
 
 

@@ -114,6 +114,10 @@ class Map(Elementwise):
     def __init__(self, source: UserSource) -> None:
         super().__init__(source, 1)
 
-    def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> Container | None:
+    def __call__(self, a: Container | np.ndarray, *extra: Any, out: Any = None) -> Container | np.ndarray | None:
+        if isinstance(a, np.ndarray):  # host arrays in and out, in chunks where that pays
+            from .pipelined import elementwise
+
+            return elementwise(self, (a,), extra, out)
         (a,) = self._inputs([a], ["the input"])
         return self._run([a], a, extra, out)

@@ -91,7 +91,11 @@ class MapOverlap(Skeleton):
         neutral = dev.to_device(as_buffer_value(self.neutral, a.dtype, "MapOverlap neutral"))
         return _Plan(kernel, group_size(kernel, dev, TILE * TILE if matrix else 256), neutral)
 
-    def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> Container:
+    def __call__(self, a: Container | np.ndarray, *extra: Any, out: Any = None) -> Container | np.ndarray:
+        if isinstance(a, np.ndarray):  # a host array, in chunks where that pays
+            from .pipelined import map_overlap
+
+            return map_overlap(self, a, extra, out)
         (a,) = self._inputs([a], ["the input"])
         dev = a.device
         plan = self._plan((dev, a.dtype, a.ndim), lambda: self._build(dev, a))

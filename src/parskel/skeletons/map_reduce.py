@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..containers.base import Container
 from .reduce import Reduction
 from .userfn import UserFunction, UserSource
@@ -30,5 +32,5 @@ class MapReduce(Reduction):
         mapper = UserFunction(map_source, self.name, "map", 1)
         super().__init__(reduce_source, identity, mapper)
 
-    def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> Any:
+    def __call__(self, a: Container | np.ndarray, *extra: Any, out: Container | None = None) -> Any:
         return self._reduce(a, extra, out)

@@ -127,6 +127,10 @@ class Reduction(Skeleton):
         )
 
     def _reduce(self, a: Any, extra: tuple[Any, ...], out: Container | None) -> Any:
+        if isinstance(a, np.ndarray):  # a host array, in chunks where that pays
+            from .pipelined import reduction
+
+            return reduction(self, a, extra, out)
         (a,) = self._inputs([a], ["the input"])
         dev = a.device
         src = a.to_device()
@@ -201,5 +205,5 @@ class Reduce(Reduction):
     def __init__(self, source: UserSource, identity: Any = 0) -> None:
         super().__init__(source, identity)
 
-    def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> Any:
+    def __call__(self, a: Container | np.ndarray, *extra: Any, out: Container | None = None) -> Any:
         return self._reduce(a, extra, out)

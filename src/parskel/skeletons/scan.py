@@ -76,7 +76,11 @@ class Scan(Skeleton):
         ident = identity_buffer(self.identity, self.dtype, dev, program, "Scan identity")
         return _Plan(program.kernel("ps_scan"), group, items, ident)
 
-    def __call__(self, a: Container, *extra: Any, out: Container | None = None) -> tuple[Container, Any]:
+    def __call__(self, a: Container | np.ndarray, *extra: Any, out: Any = None) -> tuple[Container | np.ndarray, Any]:
+        if isinstance(a, np.ndarray):  # a host array, in chunks where that pays
+            from .pipelined import scan
+
+            return scan(self, a, extra, out)
         (a,) = self._inputs([a], ["the input"])
         if a.c_type != self.op.return_type:
             raise ShapeError(f"Scan: the operator works on {self.op.return_type!r}, the input holds {a.c_type!r}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..containers.base import Container
 from ..errors import UserFunctionError
 from .map import Elementwise
@@ -29,8 +31,12 @@ class Zip(Elementwise):
             raise UserFunctionError(f"Zip combines two or more inputs, not {inputs}; use Map for one")
         super().__init__(source, inputs)
 
-    def __call__(self, *args: Any, out: Container | None = None) -> Container | None:
+    def __call__(self, *args: Any, out: Any = None) -> Container | np.ndarray | None:
         if len(args) < self.inputs:
             raise UserFunctionError(f"Zip: expected {self.inputs} input containers, got {len(args)} arguments")
+        if any(isinstance(x, np.ndarray) for x in args[: self.inputs]):  # host arrays, in chunks where that pays
+            from .pipelined import elementwise
+
+            return elementwise(self, args[: self.inputs], args[self.inputs :], out)
         inputs = self._inputs(args[: self.inputs], [f"input {k}" for k in range(self.inputs)])
         return self._run(inputs, inputs[0], args[self.inputs :], out)

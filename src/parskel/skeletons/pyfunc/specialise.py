@@ -141,7 +141,15 @@ def _first(sk: PythonSkeleton, args: tuple[Any, ...], count: int, names: Sequenc
     if len(args) < count:
         raise UserFunctionError(f"{sk.name}: expected {count} input container(s), got {len(args)} argument(s)")
     given = zip(args[:count], names)
-    return [a if isinstance(a, Container) else check_container(a, f"{sk.name}: {n}") for a, n in given]
+    return [_described(a) if isinstance(a, np.ndarray) else check_container(a, f"{sk.name}: {n}") for a, n in given]
+
+
+def _described(x: np.ndarray) -> Container:
+    """A container borrowing a host input (nothing is copied or uploaded): it gives the types of a
+    call on NumPy arrays, which the skeleton built for them then takes as they are."""
+    from ...containers import Matrix, Vector
+
+    return (Vector if x.ndim == 1 else Matrix)(np.ascontiguousarray(x), copy=False)
 
 
 _INPUT = ("the input",)

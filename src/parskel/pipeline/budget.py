@@ -1,0 +1,205 @@
+"""How much device memory one operation may hold, how long its chunks are, and when host arrays
+go through pinned staging instead of being copied directly.
+
+The cap comes from, in order: the call's ``max_device_memory=`` argument, the innermost
+``with parskel.max_device_memory(...)`` block, the ``PARSKEL_MAX_DEVICE_MEMORY`` environment
+variable, else :data:`DEFAULT_FRACTION` of the device's global memory. A cap is a number of
+bytes or a text such as ``"64MiB"``, ``"256 KiB"``, ``"1.5GB"`` or ``"2^20"``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..errors import ArgumentError, BackendUnavailableError
+from ..runtime import Device
+from .staging import staging_for
+
+ENV_VAR = "PARSKEL_MAX_DEVICE_MEMORY"
+
+#: Without a cap, an operation may hold this fraction of the device's global memory: the rest
+#: is left to the driver, the CUDA context and whatever else runs on the device.
+DEFAULT_FRACTION = 0.75
+
+#: The smallest cap: below it the fixed parts of an operation (identities, carries, partial
+#: results, a few KiB) would be most of the memory.
+MIN_CAP = 64 << 10
+
+#: Host arrays smaller than this are copied directly from pageable memory, as before staging
+#: existed: a staged copy costs a host copy into pinned memory, a thread hand-off and an event or
+#: two (about 50 to 100 us together) and saves ``n / pageable - n / min(pinned, host copy)``
+#: seconds. With the H200's figures (pageable 5.1 GB/s up and 3.9 down, pinned 55 GB/s both ways,
+#: a threaded host copy at 20 GB/s or more) the saving is 0.15 ns a byte, so staging pays from
+#: about 0.7 MB on; below 1 MiB the difference is at most tens of microseconds either way.
+STAGING_MIN = 1 << 20
+
+#: Staged work is cut into about this many chunks (no smaller than :data:`MIN_CHUNK_BYTES`), so
+#: that the upload of one, the kernels of the next and the download of the one before overlap.
+TARGET_CHUNKS = 8
+MIN_CHUNK_BYTES = 4 << 20
+
+#: Chunks a staged pipeline holds on the device at once: one being uploaded, one computed, one
+#: downloaded.
+IN_FLIGHT = 3
+
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 1 << 10,
+    "mib": 1 << 20,
+    "gib": 1 << 30,
+    "tib": 1 << 40,
+}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:\^\s*(\d+))?\s*([a-z]*)\s*$", re.I)
+
+_OUTSIDE = -1  # no block sets the cap
+_scoped: contextvars.ContextVar[int | None] = contextvars.ContextVar("parskel_max_device_memory", default=_OUTSIDE)
+
+
+def parse_bytes(value: int | str, what: str = "max_device_memory") -> int:
+    """A number of bytes from an int or a text with a unit (KB = 1000 B, KiB = 1024 B).
+
+    >>> parse_bytes("64MiB"), parse_bytes("1.5 GB"), parse_bytes("2^20"), parse_bytes(1 << 20)
+    (67108864, 1500000000, 1048576, 1048576)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ArgumentError(f"{what}: give a number of bytes or a text such as '64MiB', not {value!r}")
+    if isinstance(value, int):
+        nbytes = value
+    else:
+        found = _SIZE.match(value)
+        unit = found.group(3).lower() if found else ""
+        if found is None or unit not in _UNITS or (found.group(2) and (unit or "." in found.group(1))):
+            raise ArgumentError(f"{what}: cannot read {value!r}; write e.g. 67108864, '64MiB', '1.5GB' or '2^26'")
+        base = float(found.group(1))
+        nbytes = int(base ** int(found.group(2))) if found.group(2) else int(base * _UNITS[unit])
+    if nbytes < MIN_CAP:
+        raise ArgumentError(f"{what}: {nbytes} bytes is below the smallest cap, {MIN_CAP} bytes (64 KiB)")
+    return nbytes
+
+
+@contextlib.contextmanager
+def max_device_memory(limit: int | str | None) -> Iterator[None]:
+    """Cap the device memory of the parskel calls in the block (``None`` lifts an outer cap).
+
+    Inputs whose work does not fit are processed in chunks, through the device, with results
+    equal to an uncapped call:
+
+    >>> x = np.arange(1 << 16, dtype=np.float32)
+    >>> with ps.max_device_memory("256KiB"):
+    ...     total = ps.Reduce("float add(float a, float b) { return a + b; }")(x)
+    >>> float(total) == float(x.sum(dtype=np.float64))
+    True
+    """
+    token = _scoped.set(None if limit is None else parse_bytes(limit))
+    try:
+        yield
+    finally:
+        _scoped.reset(token)
+
+
+def cap(given: int | str | None = None) -> int | None:
+    """The cap in force: ``given``, else the innermost block's, else the environment's, else None."""
+    if given is not None:
+        return parse_bytes(given)
+    scoped = _scoped.get()
+    if scoped != _OUTSIDE:
+        return scoped
+    text = os.environ.get(ENV_VAR, "").strip()
+    return parse_bytes(text, ENV_VAR) if text else None
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one operation may hold on a device: ``total`` bytes, in buffers of at most
+    ``largest`` bytes each; ``explicit`` when a cap set it."""
+
+    total: int
+    largest: int
+    explicit: bool
+
+
+def budget(device: Device, given: int | str | None = None) -> Budget:
+    """The budget of an operation on ``device`` under the cap in force (see :func:`cap`)."""
+    limit = cap(given)
+    whole = int(device.info.global_mem_bytes * DEFAULT_FRACTION)
+    if limit is None:
+        return Budget(whole, device.info.max_alloc_bytes, False)
+    return Budget(min(limit, whole), min(limit, device.info.max_alloc_bytes), True)
+
+
+@dataclass(frozen=True)
+class Need:
+    """The device memory of one call of a primitive on ``n`` elements: ``per_element * n +
+    fixed`` bytes in all, the largest buffer ``largest_per_element * n`` bytes."""
+
+    per_element: float
+    largest_per_element: float
+    fixed: int = 0
+
+    def total(self, n: int) -> int:
+        return math.ceil(self.per_element * n) + self.fixed
+
+    def fits(self, n: int, within: Budget, copies: int = 1) -> bool:
+        """Whether ``copies`` calls on ``n`` elements at once fit ``within``."""
+        return copies * self.total(n) <= within.total and math.ceil(self.largest_per_element * n) <= within.largest
+
+
+def chunk_length(n: int, need: Need, within: Budget, *, overlap: bool, least: int = 1) -> int:
+    """How many elements a chunk takes: as many as :data:`IN_FLIGHT` chunks (one, without
+    overlap) fit in the budget, no more than ``n``, and for an overlapped run no more than an
+    eighth of ``n`` unless that is under :data:`MIN_CHUNK_BYTES`; at least ``least``.
+
+    >>> need = Need(per_element=8, largest_per_element=4)
+    >>> chunk_length(10**6, need, Budget(1 << 20, 1 << 20, True), overlap=True)
+    43690
+    """
+    copies = IN_FLIGHT if overlap else 1
+    room = max(within.total // copies - need.fixed, 0)
+    by_total = int(room // max(need.per_element, 1e-9))
+    length = min(n, by_total, int(within.largest // max(need.largest_per_element, 1e-9)))
+    if overlap:
+        length = min(length, max(-(-n // TARGET_CHUNKS), int(MIN_CHUNK_BYTES // max(need.largest_per_element, 1))))
+    return max(length, least, 1)
+
+
+@dataclass(frozen=True)
+class Route:
+    """How a call on host arrays runs when it does not run as before: ``staged`` (pinned
+    memory and streams) or with direct copies, within ``within``; ``whole`` when the whole call
+    would fit at once."""
+
+    staged: bool
+    within: Budget
+    whole: bool
+
+
+def route(device: Device, n: int, need: Need, host_bytes: int, given: int | str | None = None) -> Route | None:
+    """None where a call on ``n`` elements (``host_bytes`` of host arrays) runs as before: in
+    one piece with direct copies, because it fits and either the device works in host memory or
+    the arrays are too small for staging to pay (:data:`STAGING_MIN`). Otherwise its route."""
+    within = budget(device, given)
+    whole = need.fits(n, within)
+    shared = device.shares_host_memory
+    if whole and (shared or host_bytes < STAGING_MIN):
+        return None
+    return Route(staged=not shared and can_stage(device), within=within, whole=whole)
+
+
+def can_stage(device: Device) -> bool:
+    """Whether ``device`` has page-locked host memory and queues beside its own."""
+    try:
+        staging_for(device)
+    except BackendUnavailableError:
+        return False
+    return True

@@ -1,0 +1,380 @@
+"""Host arrays through a device in chunks (parskel.pipeline): results equal NumPy's under a
+small device-memory cap, the inputs stay as they were, the work really went in several chunks,
+and host memory stays bounded. Every test runs twice on each device: as the device is, and
+"staged" (a CPU device made to copy like a GPU: pinned slots, a second and third queue)."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import parskel as ps
+from parskel.algorithms import pipelined as algorithms_pipelined
+from parskel.errors import ArgumentError, DeviceMemoryError, ShapeError
+from parskel.pipeline import Need, Pipeline, budget, chunk_length, parse_bytes, staging, watch
+from parskel.pipeline.budget import MIN_CAP
+
+CAP = "256KiB"
+SQUARE = "float f(float x) { return x * x; }"
+FADD = "float add(float a, float b) { return a + b; }"
+IADD = "int add(int a, int b) { return a + b; }"
+
+
+@pytest.fixture(params=["as-is", "staged"])
+def dev(request, device, monkeypatch):
+    """The device, or (``staged``) the device copying through pinned slots of 64 KiB as a GPU
+    does, with its own queues for uploads and downloads."""
+    if request.param == "staged":
+        if device.shares_host_memory:
+            monkeypatch.setattr(type(device), "shares_host_memory", property(lambda self: False))
+        monkeypatch.setattr(staging, "SLOT_BYTES", 64 << 10)
+    with ps.using(device), ps.max_device_memory(CAP):
+        yield device
+
+
+def _one_run(runs, operation):
+    """The pipelined run of ``operation``, which must have gone in several chunks."""
+    found = [r for r in runs if r.operation == operation]
+    assert found, f"{operation} did not go through the pipeline: {runs}"
+    assert found[-1].chunks > 1, found[-1]
+    return found[-1]
+
+
+def _frozen(*arrays):
+    for a in arrays:
+        a.flags.writeable = False  # an input written by parskel would raise
+    return arrays
+
+
+# skeletons ------------------------------------------------------------------------------------
+
+
+def test_map_and_zip_in_chunks(dev, rng):
+    x, y = _frozen(rng.random(100_003, dtype=np.float32), rng.integers(0, 100, 100_003).astype(np.int32))
+    with watch() as runs:
+        squares = ps.Map(SQUARE)(x)
+        differences = ps.Zip("float f(float a, int b) { return a - b; }")(x, y)
+    assert np.array_equal(squares, x * x)
+    assert np.array_equal(differences, x - y.astype(np.float32))
+    _one_run(runs, "Map")
+    _one_run(runs, "Zip")
+
+
+def test_map_of_a_matrix_and_into_out(dev, rng):
+    m = _frozen(rng.random((300, 257), dtype=np.float32))[0]
+    out = np.full(m.shape, -1, np.float32)
+    with watch() as runs:
+        result = ps.Map(SQUARE)(m, out=out)
+    assert result is out and np.array_equal(out, m * m)
+    _one_run(runs, "Map")
+
+
+@pytest.mark.parametrize("boundary", ["neutral", "clamp", "wrap", "mirror"])
+def test_map_overlap_in_chunks_matches_padding(dev, rng, boundary):
+    mode = {"neutral": "constant", "clamp": "edge", "wrap": "wrap", "mirror": "reflect"}[boundary]
+    x = _frozen(rng.random(70_001, dtype=np.float32))[0]
+    m = _frozen(rng.random((400, 190), dtype=np.float32))[0]
+    vector = ps.MapOverlap("float f(const float *x) { return x[-2] + 2 * x[0] - x[1]; }", radius=2, boundary=boundary)
+    matrix = ps.MapOverlap(
+        "float f(const float *x) { return ps_get(x, -1, 0) + ps_get(x, 1, 1) - ps_get(x, 0, -1); }",
+        radius=1,
+        boundary=boundary,
+    )
+    with watch() as runs:
+        got, got2 = vector(x), matrix(m)
+    p = np.pad(x, 2, mode=mode)
+    np.testing.assert_allclose(got, p[:-4] + 2 * p[2:-2] - p[3:-1], rtol=1e-6)
+    q = np.pad(m, 1, mode=mode)
+    np.testing.assert_allclose(got2, q[:-2, 1:-1] + q[2:, 2:] - q[1:-1, :-2], rtol=1e-6)
+    assert len([r for r in runs if r.chunks > 1]) == 2, runs
+
+
+def test_reduce_and_map_reduce_in_chunks(dev, rng):
+    x = _frozen(rng.integers(-1000, 1000, 200_001).astype(np.int32))[0]
+    f = _frozen(rng.random(200_001, dtype=np.float32))[0]
+    with watch() as runs:
+        total = ps.Reduce(IADD, identity=0)(x)
+        squares = ps.MapReduce("int f(int x) { return x * x; }", IADD, identity=0)(x)
+        maximum = ps.Reduce("int f(int a, int b) { return max(a, b); }", identity=-(2**31))(x)
+        float_total = ps.Reduce(FADD, identity=0)(f)
+    assert total == x.sum() and squares == (x.astype(np.int64) ** 2).sum().astype(np.int32)
+    assert maximum == x.max()
+    assert abs(float(float_total) - f.sum(dtype=np.float64)) <= 1e-4 * f.size
+    _one_run(runs, "Reduce")
+    _one_run(runs, "MapReduce")
+
+
+@pytest.mark.parametrize("inclusive", [False, True])
+def test_scan_skeleton_in_chunks_carries_totals(dev, rng, inclusive):
+    x = _frozen(rng.integers(-50, 100, 150_007).astype(np.int32))[0]
+    with watch() as runs:
+        result, total = ps.Scan(IADD, identity=0, inclusive=inclusive)(x)
+    running = np.cumsum(x, dtype=np.int32)
+    expected = running if inclusive else np.concatenate([[0], running[:-1]]).astype(np.int32)
+    assert np.array_equal(result, expected) and total == running[-1]
+    _one_run(runs, "Scan")
+
+
+def test_small_arrays_run_in_one_piece_and_give_numpy(dev):
+    x = np.arange(10, dtype=np.float32)
+    with watch() as runs:
+        squares = ps.Map(SQUARE)(x)
+        prefix, total = ps.Scan(IADD, identity=0)(np.arange(5, dtype=np.int32))
+    assert isinstance(squares, np.ndarray) and squares.flags.writeable and np.array_equal(squares, x * x)
+    assert prefix.tolist() == [0, 0, 1, 3, 6] and total == 10
+    assert runs == []
+
+
+def test_a_function_of_the_index_that_does_not_fit_is_refused(dev):
+    x = np.zeros(200_000, np.float32)
+    with pytest.raises(DeviceMemoryError, match="index"):
+        ps.Map("float f(float x, ps_index i) { return x + i; }")(x)
+    small = np.zeros(100, np.float32)
+    assert np.array_equal(ps.Map("float f(float x, ps_index i) { return x + i; }")(small), np.arange(100))
+
+
+def test_numpy_out_is_checked(dev):
+    with pytest.raises(ShapeError, match="out"):
+        ps.Map(SQUARE)(np.zeros(10, np.float32), out=np.zeros(9, np.float32))
+
+
+# algorithms -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+@pytest.mark.parametrize("inclusive", [False, True])
+def test_scan_in_chunks(dev, rng, dtype, inclusive):
+    if np.dtype(dtype).itemsize == 8 and not dev.info.fp64 and dtype is np.float64:
+        pytest.skip(f"{dev.id} has no float64")
+    x = (rng.integers(-9, 10, 90_001) if np.dtype(dtype).kind == "i" else rng.random(90_001)).astype(dtype)
+    _frozen(x)
+    with watch() as runs:
+        got = ps.scan(x, inclusive=inclusive)
+    running = np.cumsum(x, dtype=dtype)
+    expected = running if inclusive else np.concatenate([[0], running[:-1]]).astype(dtype)
+    if np.dtype(dtype).kind == "i":
+        assert np.array_equal(got, expected)
+    else:  # a tree order of additions: a few ulps of the running sum of magnitudes (scans.py)
+        bound = (1e-4 if dtype is np.float32 else 1e-12) * np.cumsum(np.abs(x), dtype=np.float64)
+        assert np.all(np.abs(got - expected) <= bound + 1e-6)
+    _one_run(runs, "scan")
+
+
+def test_sort_in_buckets(dev, rng):
+    keys = _frozen(rng.integers(0, 1 << 32, 120_001, dtype=np.uint32))[0]
+    with watch() as runs:
+        got = ps.sort(keys)
+    assert np.array_equal(got, np.sort(keys))
+    _one_run(runs, "sort")  # sorted runs
+    _one_run(runs, "sort merges")  # then each bucket, which took keys from every run
+
+
+def test_sort_of_floats_in_buckets_orders_zeros_and_nans(dev, rng):
+    keys = rng.standard_normal(120_001).astype(np.float32)
+    keys[::97], keys[::101], keys[::103] = np.nan, -0.0, 0.0
+    keys[::89] = -np.inf
+    _frozen(keys)
+    got = ps.sort(keys)
+    assert np.array_equal(got, np.sort(keys), equal_nan=True)
+    zeros = got[got == 0]
+    assert np.array_equal(np.signbit(zeros), np.sort(~np.signbit(zeros)) == 0)  # -0.0 first
+    assert np.isnan(got).sum() == np.isnan(keys).sum()
+
+
+def test_sort_with_values_is_stable_with_crowded_keys(dev, rng):
+    """Keys 0..30000 (all in one bin of the top 16 bits, refined by the low 16) and a value
+    repeated so often that its bucket is larger than the device may hold: it needs no sort."""
+    keys = rng.integers(0, 30_000, 150_000).astype(np.int32)
+    keys[rng.random(keys.size) < 0.3] = 77
+    values = np.arange(keys.size, dtype=np.float32)
+    _frozen(keys, values)
+    with watch() as runs:
+        got_keys, got_values = ps.sort(keys, values)
+    order = np.argsort(keys, kind="stable")
+    assert np.array_equal(got_keys, keys[order]) and np.array_equal(got_values, values[order])
+    _one_run(runs, "sort")
+
+
+def test_sort_takes_the_cap_as_an_argument(device, rng):
+    keys = rng.integers(0, 1 << 32, 60_000, dtype=np.uint32)
+    with watch() as runs:
+        got = ps.sort(keys, device=device, max_device_memory="128KiB")
+    assert np.array_equal(got, np.sort(keys))
+    _one_run(runs, "sort")
+
+
+@pytest.mark.parametrize("shape", [(200, 300, 150), (1, 5000, 3), (333, 7, 190)])
+def test_matmul_in_tiles(dev, rng, shape):
+    m, k, n = shape
+    a, b = _frozen(rng.random((m, k), dtype=np.float32), rng.random((k, n), dtype=np.float32))
+    with watch() as runs:
+        got = ps.matmul(a, b)
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4)
+    assert [r for r in runs if r.operation == "matmul"], runs
+
+
+def test_matmul_adds_products_of_the_shared_dimension(device, rng):
+    """A cap too small for even one panel pair: the products over parts of k add up on the host."""
+    a, b = rng.random((40, 20_000), dtype=np.float32), rng.random((20_000, 30), dtype=np.float32)
+    with watch() as runs:
+        got = ps.matmul(a, b, device=device, max_device_memory="256KiB")
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4)
+    assert runs and runs[-1].chunks >= 4
+
+
+# the cap, memory and transfers -----------------------------------------------------------------
+
+
+def test_the_environment_sets_the_cap(device, monkeypatch, rng):
+    monkeypatch.setenv(ps.pipeline.ENV_VAR, CAP)
+    x = rng.integers(0, 10, 100_000).astype(np.int32)
+    with ps.using(device), watch() as runs:
+        total = ps.Reduce(IADD, identity=0)(x)
+    assert total == x.sum()
+    _one_run(runs, "Reduce")
+    with ps.max_device_memory(None), ps.using(device), watch() as runs:  # an inner block lifts it
+        assert ps.Reduce(IADD, identity=0)(x) == x.sum()
+    assert runs == []  # 400 KB fit any device, and are too few to stage
+
+
+@pytest.mark.parametrize("text", ["lots", "12 zB", "2^20KiB", "1.5^3", True, -1])
+def test_a_cap_that_cannot_be_read_is_refused(text):
+    with pytest.raises(ArgumentError):
+        parse_bytes(text)
+
+
+def test_the_smallest_cap():
+    assert parse_bytes("64KiB") == MIN_CAP
+    with pytest.raises(ArgumentError, match="smallest"):
+        parse_bytes("1KiB")
+
+
+def test_the_budget_follows_the_cap(device):
+    with ps.max_device_memory("1MiB"):
+        within = budget(device)
+    assert within.explicit and within.total == min(1 << 20, int(device.info.global_mem_bytes * 0.75))
+    assert not budget(device).explicit
+    need = Need(per_element=8, largest_per_element=4)
+    assert chunk_length(10**6, need, within, overlap=False) == within.total // 8
+
+
+def _host_bytes(call) -> int:
+    """The most host memory (NumPy's and Python's) ``call`` held at once."""
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_host_memory_does_not_grow_with_the_input(dev, rng, monkeypatch):
+    """Beyond its result, a call holds host memory for a few chunks and fixed tables (the
+    sort's histograms, once every bin of the top 16 bits has keys): twice the input costs no
+    more host memory than twice the result."""
+    monkeypatch.setattr(algorithms_pipelined, "HOST_BLOCK", 1 << 14)
+    x = rng.random(1 << 20, dtype=np.float32)
+    keys = rng.integers(0, 1 << 32, 1 << 20, dtype=np.uint32)
+    square = ps.Map(SQUARE)
+    with ps.max_device_memory("1MiB"):
+        for call, data in ((square, x), (ps.sort, keys)):
+            call(data[: 1 << 19])  # builds the kernels outside the measurement
+            small, large = (_host_bytes(lambda n=n, c=call, d=data: c(d[:n])) - 4 * n for n in (1 << 19, 1 << 20))
+            assert large - small < (1 << 19), (call, small, large)
+
+
+def test_staged_timing_splits_transfers_and_kernels(dev, rng):
+    x = rng.random(100_000, dtype=np.float32)
+    square = ps.Map(SQUARE)
+    with dev.record() as rec:
+        square(x)
+    timing = rec.timing
+    assert timing.launches > 1
+    if not dev.shares_host_memory:  # copies that happened are timed as uploads and downloads
+        assert timing.upload > 0 and timing.download > 0
+
+
+def test_staging_round_trip_of_blocks_and_sums(dev, rng):
+    """Pieces of any layout the drivers stage (a block of a matrix, several pieces one after
+    another) arrive in order, and come back, copied or added."""
+    if dev.shares_host_memory:
+        pytest.skip("a device that works in host memory stages nothing")
+    stage = staging.staging_for(dev)
+    assert stage.host_bytes == 2 * staging.SLOTS * staging.SLOT_BYTES  # the bounded staging area
+    m = rng.random((300, 200), dtype=np.float32)
+    pieces = [m[10:250, 7:190], m[0, :5], m[299]]
+    buffer = dev.alloc(sum(p.nbytes for p in pieces))
+    loaded = stage.upload(pieces, buffer)
+    dev.wait_for(loaded)
+    computed = dev.mark()
+    block = np.zeros((240, 183), np.float32)
+    tail = np.ones(5 + 200, np.float32)
+    stage.download(buffer, 0, [block], computed)
+    stage.download(buffer, block.nbytes, [tail], computed, add=True)
+    stage.flush()
+    assert np.array_equal(block, m[10:250, 7:190])
+    assert np.array_equal(tail, np.concatenate([m[0, :5], m[299]]) + 1)
+
+
+def _copy_through(dev, x, length, fail_at=None):
+    """``x`` copied through the device by a pipeline, ``length`` elements a chunk (a device-side
+    copy between two buffers each); chunk ``fail_at`` raises instead."""
+    out = np.zeros_like(x)
+    pipe = Pipeline(dev, "copy", staged=not dev.shares_host_memory)
+
+    def chunks():
+        for k, lo in enumerate(range(0, x.size, length)):
+            hi = min(lo + length, x.size)
+            src, dst = dev.alloc((hi - lo) * x.itemsize), dev.alloc((hi - lo) * x.itemsize)
+            pipe.load([x[lo:hi]], src, elements=hi - lo)
+
+            def compute(src=src, dst=dst, lo=lo, hi=hi, k=k):
+                if k == fail_at:
+                    raise RuntimeError("a chunk that fails")
+                dev.copy(dst, src)
+                pipe.store(dst, 0, [out[lo:hi]])
+
+            yield compute
+
+    pipe.run(chunks())
+    return out
+
+
+def test_the_pipeline_orders_loads_kernels_and_stores_and_survives_a_failure(dev, rng):
+    x = rng.random(50_001).astype(np.float32)
+    with pytest.raises(RuntimeError, match="fails"):
+        _copy_through(dev, x, 3000, fail_at=5)
+    with watch() as runs:
+        out = _copy_through(dev, x, 3000)
+    assert np.array_equal(out, x)
+    assert runs[0].chunks == 17 and runs[0].longest == 3000
+
+
+# the e2e benchmark --------------------------------------------------------------------------------
+
+
+def test_the_e2e_group_times_public_calls_on_numpy_arrays(device, tmp_path):
+    from parskel.bench import bench, default_settings
+    from parskel.bench.cases import GROUPS
+
+    sizes = {f: (1 << 12,) for f in GROUPS["e2e"]} | {"e2e.matmul": (48,)}
+    settings = default_settings(["e2e"], sizes=sizes, reps=1, warmup=1, peers=frozenset({"numpy"}))
+    from rich.console import Console
+
+    with ps.max_device_memory(CAP):
+        outcome = bench([device], settings, out=tmp_path, report=False, console=Console(quiet=True))
+    assert {(r.family, r.subject) for r in outcome.results if r.kind == "variant"} == {
+        (f, "parskel") for f in GROUPS["e2e"]
+    }
+    assert all(r.status == "ok" for r in outcome.results), [(r.family, r.message) for r in outcome.results]
+    split = [n for n in outcome.notes if n.startswith("e2e.map 2^12")]
+    assert split and "end to end (upload" in split[0], outcome.notes
+
+
+def test_bench_refuses_a_cap_it_cannot_read(tmp_path, capsys):
+    from parskel.cli import main
+
+    assert main(["bench", "e2e", "--max-device-memory", "lots", "--out", str(tmp_path), "--no-report"]) == 2
+    assert "--max-device-memory" in capsys.readouterr().err
