@@ -90,9 +90,8 @@ def scan(
     dev, (given,), returned = prepare(device, x)
     arr = _checked(given)
     kernel_dtype(arr.dtype, dev)
-    return returned(
-        registry.dispatch("scan", dev, variant, params, lambda v, p: v.run(dev, arr, inclusive=inclusive, **p))
-    )
+    run = lambda v, p: v.run(dev, arr, inclusive=inclusive, **p)
+    return returned(registry.dispatch("scan", dev, variant, params, run, {"n": arr.size}))
 
 
 def scan_buffer(
