@@ -192,7 +192,7 @@ def preferred(family: str, device: Device, size: int | None = None) -> list[str]
     """
     order = table_order(family, device)[0]
     found = lookup(family, device, size)
-    return order if found is None else ordered(order, found.entry.order)
+    return order if found is None else ordered(order, found.entry.order, found.entry.refused)
 
 
 def call_size(context: Mapping[str, int] | None) -> int | None:
@@ -252,7 +252,7 @@ def dispatch(
     errors: list[str] = []
     failures: list[Exception] = []
     order = table_order(family, device)[0]
-    for name in order if found is None else ordered(order, found.entry.order):
+    for name in order if found is None else ordered(order, found.entry.order, found.entry.refused):
         candidate = get(family, name)
         try:
             values = fit(candidate, device, params, tuned.get(name), context)

@@ -15,9 +15,10 @@ A lookup takes the most specific level that has entries for the family (as CLBla
 falls back from a device to its vendor's and type's defaults); within a level, the user's entries
 before the shipped ones, and among them the one tuned at the size nearest to the call's, by
 powers of two (its *size class*). An entry's ``order`` names the variants it measured, fastest
-first; variants it did not measure keep the places the ``preferred.json`` table of
-:mod:`parskel.algorithms.registry` gives them, so an entry tuned at large sizes does not push a
-small-input variant (which it could not run) behind the others.
+first: they go before the variants it did not measure, which follow in the order of the
+``preferred.json`` table of :mod:`parskel.algorithms.registry`, except those it could not run
+at its size, which keep their places in the table: an entry tuned at large sizes does not push
+a small-input variant behind the others.
 
 This module holds data access only: it imports nothing above the runtime, so that the registry
 and the skeletons can read it.
@@ -92,8 +93,9 @@ class Entry:
     """One tuned result: for ``family`` on the devices its key names, at ``size``.
 
     ``order`` lists the variants measured, fastest first; ``params`` the best parameters
-    found for each; ``seconds`` each one's best median time. ``measured`` says when, where and
-    how (date, command, strategy, evaluations, driver).
+    found for each; ``seconds`` each one's best median time; ``refused`` the variants that
+    could not run at that size at all. ``measured`` says when, where and how (date, command,
+    strategy, evaluations, driver).
     """
 
     family: str
@@ -106,6 +108,7 @@ class Entry:
     device: str = ANY
     seconds: Mapping[str, float] = field(default_factory=dict)
     measured: Mapping[str, Any] = field(default_factory=dict)
+    refused: tuple[str, ...] = ()
 
     @property
     def level(self) -> str:
@@ -133,6 +136,7 @@ class Entry:
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["order"] = list(self.order)
+        data["refused"] = list(self.refused)
         data["params"] = {k: dict(v) for k, v in self.params.items()}
         return data
 
@@ -140,6 +144,7 @@ class Entry:
     def from_dict(cls, data: Mapping[str, Any]) -> Entry:
         values = dict(data)
         values["order"] = tuple(values.get("order", ()))
+        values["refused"] = tuple(values.get("refused", ()))
         values["params"] = {str(k): {str(p): int(x) for p, x in v.items()} for k, v in values.get("params", {}).items()}
         return cls(**values)
 
@@ -163,6 +168,7 @@ def for_device(
     params: Mapping[str, Mapping[str, int]],
     seconds: Mapping[str, float],
     measured: Mapping[str, Any],
+    refused: tuple[str, ...] = (),
 ) -> Entry:
     """An entry for ``device`` at ``level`` (``device``, or ``vendor`` for its vendor and type)."""
     backend, short_vendor, kind, name = identity(device)
@@ -180,6 +186,7 @@ def for_device(
         device=name if mine else ANY,
         seconds=seconds,
         measured=measured,
+        refused=refused,
     )
 
 
@@ -309,7 +316,10 @@ def lookup(family: str, device: Device, size: int | None = None) -> Found | None
 
 @cache
 def _lookup(family: str, who: Identity, wanted: int | None) -> Found | None:
-    sources = (("pinned", tuple(_PINNED)), *_sources())
+    for entry in reversed(_PINNED):
+        if entry.family == family and entry._matches(who):
+            return Found(entry, "pinned")
+    sources = _sources()
     for level in LEVELS:
         found = [
             Found(e, origin)
@@ -321,17 +331,19 @@ def _lookup(family: str, who: Identity, wanted: int | None) -> Found | None:
             continue
         if wanted is None:
             return found[0]
-        # the nearest size class; ties go to the earlier source, then to the larger size
+        # the nearest size class; ties go to the user's entries, then to the larger size
         return min(found, key=lambda f: (abs(size_class(f.entry.size) - wanted), -size_class(f.entry.size)))
     return None
 
 
-def ordered(base: Sequence[str], measured: Sequence[str]) -> list[str]:
-    """``base`` with the ``measured`` variants put in measured order in the places they held.
+def ordered(base: Sequence[str], measured: Sequence[str], refused: Sequence[str] = ()) -> list[str]:
+    """The order of a call: ``base`` (the table's) with the ``measured`` variants first, in
+    measured order, then the others in ``base`` order; the variants the search ``refused`` (it
+    could not run them at its size: ``local_bitonic``'s small inputs) keep their places.
 
-    >>> ordered(["small", "a", "b", "c"], ["c", "a"])
-    ['small', 'c', 'b', 'a']
+    >>> ordered(["small", "a", "b", "c", "d"], ["c", "a"], refused=["small"])
+    ['small', 'c', 'a', 'b', 'd']
     """
-    known = [m for m in measured if m in base]
-    slots = iter(known)
-    return [next(slots) if name in known else name for name in base]
+    movable = [n for n in base if n not in refused]
+    filled = iter([m for m in measured if m in movable] + [n for n in movable if n not in measured])
+    return [n if n in refused else next(filled) for n in base]

@@ -4,7 +4,7 @@ Two files of the package are written, never edited by hand: the tuning database'
 defaults (``tune/defaults.json``: an entry for the device and one for its vendor and type) and
 ``algorithms/preferred.json``, the variant order used where the database has nothing: the
 device type's list (``cpu``, ``gpu``) and, for GPUs, the vendor's (``vendor:nvidia``) are
-reordered by the measured times, the variants not measured keeping their places.
+reordered by the measured times, as a lookup orders them (the largest size measured decides).
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ def problems(table: Mapping[str, Mapping[str, Sequence[str]]]) -> list[str]:
     return found
 
 
-def reordered(names: Sequence[str], family: str, measured: Sequence[str]) -> list[str]:
+def reordered(names: Sequence[str], family: str, measured: Sequence[str], refused: Sequence[str] = ()) -> list[str]:
     """A table's list for ``family``: every registered variant, the known ones in their order,
-    the others after them in registration order, then the measured ones put in measured order
-    in the places they hold."""
+    the others after them in registration order, then ordered as a lookup orders them
+    (:func:`parskel.tune.database.ordered`)."""
     registered = [v.name for v in registry.variants(family)]
     base = [n for n in names if n in registered] + [n for n in registered if n not in names]
-    return database.ordered(base, measured)
+    return database.ordered(base, measured, refused)
 
 
 def keys_for(outcome: Outcome) -> list[str]:
@@ -94,7 +94,8 @@ def write_defaults(outcomes: Sequence[Outcome], command: str) -> list[Path]:
         measured = [m.config.variant for m in outcome.best_by_variant()]
         for key in keys_for(outcome):
             row = table.setdefault(key, {})
-            row[family] = reordered(row.get(family, table.get("default", {}).get(family, [])), family, measured)
+            known = row.get(family, table.get("default", {}).get(family, []))
+            row[family] = reordered(known, family, measured, outcome.refused())
     wrong = problems(table)
     if wrong:
         raise VariantError("preferred.json would be invalid: " + "; ".join(wrong))

@@ -83,6 +83,11 @@ class Outcome:
                 best[m.config.variant] = m
         return sorted(best.values(), key=lambda m: m.seconds or 0.0)
 
+    def refused(self) -> tuple[str, ...]:
+        """The variants none of whose points could run at this size (their requirements)."""
+        runnable = {c.variant for c in self.space.points}
+        return tuple(dict.fromkeys(c.variant for c, _ in self.space.refused if c.variant not in runnable))
+
     def failures(self) -> list[Measured]:
         return [m for m in self.history if m.seconds is None]
 
@@ -98,6 +103,7 @@ class Outcome:
             order=tuple(m.config.variant for m in ranked),
             params={m.config.variant: m.config.values for m in ranked},
             seconds={m.config.variant: round(m.seconds or 0.0, 9) for m in ranked},
+            refused=self.refused(),
             measured={
                 "date": date.today().isoformat(),
                 "command": command,
