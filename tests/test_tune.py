@@ -405,3 +405,19 @@ def test_a_bad_budget_is_refused_before_anything_runs(capsys, budget):
         main(["tune", "scan", "--budget", budget])
     assert stop.value.code == 2
     assert "--budget" in capsys.readouterr().err
+
+
+def test_a_skeleton_takes_its_tuned_work_group(capsys):
+    device = _pocl()
+    assert main(["explain", "skeletons.map", "--device", device.id]) == 0
+    assert "WG=256: the skeletons' default" in capsys.readouterr().out
+    args = ["tune", "skeletons.map", "--device", device.id, "--sizes", "4096", "--set", "WG=32,64", "--reps", "1"]
+    assert main([*args, "--strategy", "brute"]) == 0
+    best = database.lookup("skeletons.map", device).entry.params["map"]["WG"]
+    assert best in (32, 64)
+    square = ps.Map("float f(float x) { return x * x; }")
+    with ps.using(device):
+        x = np.arange(1000, dtype=np.float32)
+        np.testing.assert_array_equal(square(ps.Vector(x)).numpy(), x * x)
+        (plan,) = square._plans.values()
+    assert plan.group == best

@@ -136,6 +136,13 @@ _SKELETONS: dict[str, tuple[str, Make, Make, Callable[[Any, Any, np.ndarray], An
 }
 
 
+def skeleton_call(family: str, device: Device) -> Callable[[Inputs], tuple[Any, Timing]]:
+    """A timed call of the skeleton that ``family``'s case measures (its C user functions),
+    built on its first call; ``KeyError`` for a family without one."""
+    _, make, _, apply = _SKELETONS[family]
+    return _skeleton(device, make, apply)
+
+
 def variant_names(family: str) -> list[str]:
     """The names ``--variants`` may give for ``family``: its registered variants, or its skeleton."""
     from ..algorithms import registry

@@ -67,6 +67,13 @@ def explain(target: Target, device: Device, size: int | None = None) -> Explanat
     family = target.family
     size = target.sizes[-1] if size is None else size
     context = target.context(size)
+    if target.own:  # a skeleton's work-group ceiling: tuned or the default
+        (variant,) = target.own
+        held = database.lookup(family, device, size)
+        ceiling = dict(next(iter(held.entry.params.values()), {})) if held is not None else {}
+        values = ceiling or variant.resolve()
+        source = held.describe() if held is not None and ceiling else "the skeletons' default"
+        return Explanation(family, device, size, [variant.name], "its only variant", variant.name, values, source)
     found = database.lookup(family, device, registry.call_size(context))
     table, keys = registry.table_order(family, device)
     order = registry.preferred(family, device, registry.call_size(context))

@@ -4,7 +4,9 @@ makes its inputs and checks its results.
 The algorithm families (``matmul``, ``scan``, ``sort``) come with the bench cases; each kernel
 of ``parskel study`` (``crc``, ``lud_internal``, ...) is a target through the same small
 interface: its registry family (``study.crc``), its case, which time is minimized and how one
-point becomes something the bench harness times. Another tool adds a target with :func:`add`.
+point becomes something the bench harness times. The skeletons' work-group ceilings
+(``skeletons.map``, ``skeletons.reduce``, ``skeletons.scan``) are targets with a variant of
+their own. Another tool adds a target with :func:`add`.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from ..algorithms import registry
-from ..algorithms.registry import Variant
-from ..bench.cases import CASES, Case, Subject
-from ..bench.subjects import recorded
-from ..runtime import Device
+from ..algorithms.registry import Param, Requirement, Variant
+from ..bench.cases import CASES, Case, Inputs, Subject
+from ..bench.subjects import recorded, skeleton_call
+from ..runtime import Device, Timing
+from . import database
 from .space import Config
 
 
@@ -42,9 +46,17 @@ class Target:
     context: Callable[[int], dict[str, int]]
     objective: str = "e2e"
     summary: str = ""
+    own: tuple[Variant, ...] = ()  # variants of a family outside the registry (the skeletons')
 
     def variants(self) -> list[Variant]:
-        return registry.variants(self.family)
+        return list(self.own) if self.own else registry.variants(self.family)
+
+    def variant(self, name: str) -> Variant:
+        return next(v for v in self.variants() if v.name == name)
+
+    def order(self, device: Device) -> list[str]:
+        """The variants in the order parskel tries them without tuning."""
+        return [v.name for v in self.own] if self.own else registry.table_order(self.family, device)[0]
 
 
 def _algorithm(family: str, size: int, context: Callable[[int], dict[str, int]]) -> Target:
@@ -92,6 +104,49 @@ def _study_targets() -> list[Target]:
     return found
 
 
+def _skeleton(name: str, case: str) -> Target:
+    """The work-group ceiling of a skeleton (:func:`parskel.skeletons.program.tuned_group`) as
+    a target: one variant, ``WG``, each value measured with a fresh skeleton built while the
+    value is pinned in the database."""
+    family = f"skeletons.{name}"
+
+    def run(*args: object, **kwargs: object) -> None:
+        raise TypeError(f"{family} is measured through its skeleton, not run")
+
+    variant = Variant(
+        family,
+        name,
+        "",
+        f"the work-group ceiling of the {name} skeleton",
+        run,
+        params=(Param("WG", 256, (32, 64, 128, 256, 512, 1024), "largest work-group"),),
+        requires=(
+            Requirement("WG <= the device's largest work-group", lambda d, p: p["WG"] <= d.info.max_work_group_size),
+        ),
+    )
+
+    def subject(device: Device, variant: Variant, config: Config) -> Subject:
+        entry = database.for_device(
+            device, family, 0, order=(name,), params={name: config.values}, seconds={}, measured={}
+        )
+        inner = skeleton_call(case, device)
+
+        def call(inputs: Inputs) -> tuple[Any, Timing]:
+            with database.pinned(entry):
+                return inner(inputs)
+
+        return Subject(family, name, "variant", device.id, call, config.shown)
+
+    def refusal(device: Device, variant: Variant, values: Mapping[str, int], n: int) -> str | None:
+        unmet = variant.unmet(device, values)
+        return f"{device.id} lacks {'; '.join(unmet)}" if unmet else None
+
+    found = CASES[case]
+    return Target(
+        family, family, found, (1 << 20,), subject, refusal, lambda n: {"n": n}, summary=found.summary, own=(variant,)
+    )
+
+
 _ADDED: list[Target] = []
 
 
@@ -110,6 +165,9 @@ def targets() -> dict[str, Target]:
         _algorithm("scan", 1 << 20, lambda n: {"n": n}),
         _algorithm("sort", 1 << 20, lambda n: {"n": n}),
         *_study_targets(),
+        _skeleton("map", "skeletons.map"),
+        _skeleton("reduce", "reduce"),
+        _skeleton("scan", "skeletons.scan"),
         *_ADDED,
     ]
     named: dict[str, Target] = {}

@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import registry
 from ..bench.harness import Result, measure
 from ..bench.store import Store
 from ..errors import BuildError, DeviceMemoryError, LaunchError
@@ -160,10 +159,11 @@ def start_point(target: Target, device: Device, size: int, space: Space) -> Conf
     """Where a search starts: what parskel runs without tuning (``preferred.json``'s first
     variant that can run, with its parameters fitted to the device), or the first point."""
     context = target.context(size)
-    for name in registry.table_order(target.family, device)[0]:
-        if name not in {v.name for v in space.variants}:
+    kept = {v.name for v in space.variants}
+    for name in target.order(device):
+        if name not in kept:
             continue
-        variant = registry.get(target.family, name)
+        variant = target.variant(name)
         values = variant.fitted(device, None, context)
         config = Config(name, tuple((p.name, values[p.name]) for p in variant.params))
         if config in space:
@@ -244,7 +244,7 @@ class _Search:
         if result is None:
             made, expected = self.inputs()
             target = outcome.target
-            subject = target.subject(outcome.device, registry.get(target.family, config.variant), config)
+            subject = target.subject(outcome.device, target.variant(config.variant), config)
             began = time.perf_counter()
             result = measure(target.case, subject, made, expected, settings.reps, settings.warmup, CANNOT_RUN)
             result.cost = time.perf_counter() - began
