@@ -421,3 +421,25 @@ def test_a_skeleton_takes_its_tuned_work_group(capsys):
         np.testing.assert_array_equal(square(ps.Vector(x)).numpy(), x * x)
         (plan,) = square._plans.values()
     assert plan.group == best
+
+
+def test_a_study_kernel_runs_its_tuned_variant(monkeypatch):
+    from parskel.study import STUDIES, crc
+
+    device = _pocl()
+    entry = database.for_device(
+        device,
+        "study.crc",
+        5000,
+        order=("unrolling",),
+        params={"unrolling": {"UNROLL": 4}},
+        seconds={"unrolling": 1e-3},
+        measured={},
+    )
+    database.store([entry])
+    seen = []
+    original = crc.compute
+    monkeypatch.setattr(crc, "compute", lambda *a, **k: seen.append(k) or original(*a, **k))
+    data = np.random.default_rng(5).integers(0, 256, 5000, dtype=np.uint8)
+    np.testing.assert_array_equal(STUDIES["crc"].run(device, data), crc.shares(data))
+    assert seen == [{"unroll": 4}]
