@@ -54,6 +54,19 @@ def profiles_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     return folder
 
 
+@pytest.fixture(autouse=True)
+def tuning_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Tuning data (``parskel tune``'s overlay and measurements) lives in a folder of the test's
+    own, never the user's cache, so that what a user tuned cannot change what a test runs."""
+    from parskel.tune import database
+
+    folder = tmp_path_factory.mktemp("tuning")
+    monkeypatch.setenv(database.ENV_VAR, str(folder))
+    database.reload()
+    yield folder
+    database.reload()
+
+
 @pytest.fixture
 def rng():
     import numpy as np

@@ -25,13 +25,15 @@ LAYERS = {
     # chunks, pinned staging and memory budgets, shared by the algorithms and the skeletons
     "pipeline": {"runtime"},
     "containers": {"runtime"},
-    "algorithms": {"runtime", "pipeline"},
-    "skeletons": {"runtime", "containers", "pipeline"},
+    # the tuning database is data access below them both (the rest of tune is above)
+    "algorithms": {"runtime", "pipeline", "tune.database"},
+    "skeletons": {"runtime", "containers", "pipeline", "tune.database"},
     # the profile probe writes is read by bench, never the other way round
     "probe": {"runtime", "pages", "progress"},
     "study": {"runtime", "algorithms", "bench", "pages", "progress"},
     # the ray caster bins its grid with the algorithms' scan and sort on device buffers
     "enlight": {"runtime", "algorithms"},
+    "tune": {"runtime", "containers", "algorithms", "skeletons", "bench", "study", "pages", "progress"},
 }
 
 
@@ -83,7 +85,10 @@ def test_layers_import_only_the_layers_below(path: Path) -> None:
         parts = name.split(".")
         if parts[0] != "parskel" or len(parts) < 2 or parts[1] in ("errors", "_version", layer):
             continue
-        assert parts[1] in LAYERS[layer], f"{rel}:{line} imports {name}, above or beside the {layer} layer"
+        allowed = LAYERS[layer]
+        assert parts[1] in allowed or ".".join(parts[1:3]) in allowed, (
+            f"{rel}:{line} imports {name}, above or beside the {layer} layer"
+        )
 
 
 def test_the_rules_see_imports() -> None:

@@ -2,8 +2,9 @@
 
 The benchmark iterates :func:`variants`; public functions such as
 ``parskel.sort`` call :func:`dispatch`, which runs the caller's choice or the best variant known
-for the device (from ``preferred.json``, data, not code) and falls back to the next one when a
-variant cannot run there.
+for the device and falls back to the next one when a variant cannot run there. What is best is
+data, not code: the tuning database (:mod:`parskel.tune.database`) and, for what it does not
+know, ``preferred.json``; both are written by ``parskel tune --write-defaults``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 
 from ..errors import BuildError, DeviceMemoryError, LaunchError, VariantError
 from ..runtime import Device
+from ..tune.database import lookup, ordered
 
 R = TypeVar("R")
 
@@ -153,8 +155,13 @@ def _preferences() -> dict[str, dict[str, list[str]]]:
     return json.loads(text)
 
 
-def preferred(family: str, device: Device) -> list[str]:
-    """Variant names of ``family`` from fastest known to slowest for ``device``.
+def reload_preferences() -> None:
+    """Read ``preferred.json`` again at the next lookup (``parskel tune --write-defaults`` rewrites it)."""
+    _preferences.cache_clear()
+
+
+def table_order(family: str, device: Device) -> tuple[list[str], list[str]]:
+    """The order of ``preferred.json`` for ``device``, and the keys it came from.
 
     Looked up by vendor (``vendor:nvidia``), then device type (``gpu``, ``cpu``), then
     ``default``; variants the table does not name follow in registration order.
@@ -164,14 +171,53 @@ def preferred(family: str, device: Device) -> list[str]:
     keys = [k for k in table if k.startswith("vendor:") and k[7:] in vendor]
     keys += [device.type, "default"]
     order: list[str] = []
+    used: list[str] = []
     for key in keys:
         for name in table.get(key, {}).get(family, []):
             if name not in order:
                 order.append(name)
+                if key not in used:
+                    used.append(key)
     for variant in variants(family):
         if variant.name not in order:
             order.append(variant.name)
-    return order
+    return order, used
+
+
+def preferred(family: str, device: Device, size: int | None = None) -> list[str]:
+    """Variant names of ``family`` from fastest known to slowest for ``device`` (at ``size``).
+
+    The tuning database's entry for the device, if any, orders the variants it measured
+    (:mod:`parskel.tune.database`); ``preferred.json`` orders the others (:func:`table_order`).
+    """
+    order = table_order(family, device)[0]
+    found = lookup(family, device, size)
+    return order if found is None else ordered(order, found.entry.order, found.entry.refused)
+
+
+def call_size(context: Mapping[str, int] | None) -> int | None:
+    """The size a call is tuned by: ``size`` from its context, else ``n``."""
+    context = context or {}
+    return context.get("size", context.get("n"))
+
+
+def fit(
+    variant: Variant,
+    device: Device,
+    params: Mapping[str, Any],
+    tuned: Mapping[str, int] | None,
+    context: Mapping[str, int] | None = None,
+) -> dict[str, int]:
+    """The parameter values of a call: the caller's, then the tuned ones where they still fit
+    the device and the call, else the variant's defaults fitted to the device."""
+    if tuned:
+        try:
+            values = variant.fitted(device, {**tuned, **params}, context)
+        except VariantError:  # a tuned parameter the variant no longer has, or a bad value
+            values = {}
+        if values and not variant.unmet(device, values, context):
+            return values
+    return variant.fitted(device, params, context)
 
 
 _RECOVERABLE = (VariantError, LaunchError, BuildError, DeviceMemoryError)
@@ -190,22 +236,26 @@ def dispatch(
     A variant named by the caller runs or raises. Without one, the preferred variants are tried
     in order; one whose requirements the device does not meet, or that fails to build, launch
     or allocate there, gives way to the next. The last error is raised if none can run.
-    Parameters the caller left unset are fitted to the device (:meth:`Variant.fitted`);
-    ``context`` holds what the requirements may need to know of the operands (``itemsize``).
+    Parameters the caller left unset take the tuned values of the tuning database, or are
+    fitted to the device (:func:`fit`); ``context`` holds what the requirements may need to
+    know of the operands (``itemsize``, ``n``) and the size the database is asked for.
     """
+    found = lookup(family, device, call_size(context))
+    tuned = found.entry.params if found is not None else {}
     if variant is not None:
         chosen = get(family, variant)
-        values = chosen.fitted(device, params, context)
+        values = fit(chosen, device, params, tuned.get(variant), context)
         unmet = chosen.unmet(device, values, context)
         if unmet:
             raise VariantError(f"{family}/{variant} cannot run on {device.id}: {'; '.join(unmet)}")
         return call(chosen, values)
     errors: list[str] = []
     failures: list[Exception] = []
-    for name in preferred(family, device):
+    order = table_order(family, device)[0]
+    for name in order if found is None else ordered(order, found.entry.order, found.entry.refused):
         candidate = get(family, name)
         try:
-            values = candidate.fitted(device, params, context)
+            values = fit(candidate, device, params, tuned.get(name), context)
         except VariantError as exc:
             errors.append(f"{name}: {exc}")
             continue

@@ -99,9 +99,8 @@ def scan(
         done = in_chunks(dev, arr, inclusive, variant, params, max_device_memory)
         if done is not None:
             return done
-    return returned(
-        registry.dispatch("scan", dev, variant, params, lambda v, p: v.run(dev, arr, inclusive=inclusive, **p))
-    )
+    run = lambda v, p: v.run(dev, arr, inclusive=inclusive, **p)
+    return returned(registry.dispatch("scan", dev, variant, params, run, {"n": arr.size}))
 
 
 def scan_buffer(

@@ -58,6 +58,7 @@ class Result:
     samples: list[float] = field(default_factory=list)
     spread: float | None = None  # median / fastest - 1 of the end-to-end samples
     default: bool = False  # the variant parskel's public function picks on this device
+    cost: float | None = None  # seconds the whole measurement took (what `tune` charges its budget)
 
     @property
     def unstable(self) -> bool:

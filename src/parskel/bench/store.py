@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS results (
     e2e REAL, e2e_min REAL, e2e_max REAL, kernel REAL, kernel_min REAL, kernel_max REAL,
     upload REAL, download REAL, other REAL, launches INTEGER, compile REAL,
     figure REAL, metric TEXT NOT NULL, params TEXT NOT NULL, message TEXT NOT NULL,
-    samples TEXT NOT NULL, spread REAL, "default" INTEGER NOT NULL DEFAULT 0
+    samples TEXT NOT NULL, spread REAL, "default" INTEGER NOT NULL DEFAULT 0, cost REAL
 );
 CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id, family);
 """
@@ -107,7 +107,7 @@ class Store:
         self._db.execute("PRAGMA foreign_keys = ON")
         self._db.executescript(_SCHEMA)
         known = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
-        added = {"spread": "REAL", "default": "INTEGER NOT NULL DEFAULT 0"}  # since the first stores
+        added = {"spread": "REAL", "default": "INTEGER NOT NULL DEFAULT 0", "cost": "REAL"}  # since the first stores
         for column, kind in added.items():
             if column not in known:
                 self._db.execute(f'ALTER TABLE results ADD COLUMN "{column}" {kind}')
@@ -144,7 +144,7 @@ class Store:
                         d.id,
                         d.name,
                         d.type,
-                        f"{d.info.platform} ({d.info.platform_version})",
+                        _platform(d),
                         d.info.driver_version,
                         json.dumps(d.info.as_dict()),
                     )
@@ -206,10 +206,28 @@ class Store:
     def results(self, run_id: int) -> list[Result]:
         """The results of one run, in the order they were measured."""
         rows = self._db.execute("SELECT * FROM results WHERE run_id = ? ORDER BY rowid", (run_id,)).fetchall()
-        out = []
-        for row in rows:
-            values = {c: row[c] for c in _COLUMNS}
-            values["samples"] = json.loads(values["samples"])
-            values["default"] = bool(values["default"])
-            out.append(Result(**values))
-        return out
+        return [_result(row) for row in rows]
+
+    def earlier(self, device: Device, family: str, size: int, tool: str) -> list[Result]:
+        """The results for ``family`` at ``size`` of every stored run of ``tool`` (the
+        ``tool`` of its settings) on a device like ``device`` (same name, platform and
+        driver), oldest first."""
+        rows = self._db.execute(
+            """SELECT r.* FROM results r JOIN runs u ON u.id = r.run_id
+               JOIN devices d ON d.run_id = r.run_id AND d.id = r."where"
+               WHERE r.family = ? AND r.size = ? AND d.name = ? AND d.platform = ? AND d.driver = ?
+               AND json_extract(u.settings, '$.tool') = ? ORDER BY r.run_id, r.rowid""",
+            (family, size, device.name, _platform(device), device.info.driver_version, tool),
+        ).fetchall()
+        return [_result(row) for row in rows]
+
+
+def _platform(device: Device) -> str:
+    return f"{device.info.platform} ({device.info.platform_version})"
+
+
+def _result(row: sqlite3.Row) -> Result:
+    values = {c: row[c] for c in _COLUMNS}
+    values["samples"] = json.loads(values["samples"])
+    values["default"] = bool(values["default"])
+    return Result(**values)

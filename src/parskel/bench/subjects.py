@@ -20,9 +20,12 @@ def _args(family: str, inputs: Inputs) -> tuple[tuple[Any, ...], dict[str, Any]]
     return inputs, {}
 
 
-def _recorded(
+def recorded(
     device: Device, run: Callable[..., Any], family: str, params: dict[str, int]
 ) -> Callable[[Inputs], tuple[Any, Timing]]:
+    """A variant's ``run`` with ``params`` as a subject's call on the inputs of ``family``'s case,
+    with the device's timing of it."""
+
     def call(inputs: Inputs) -> tuple[Any, Timing]:
         args, kwargs = _args(family, inputs)
         with device.record() as rec:
@@ -61,7 +64,7 @@ def variant_subjects(family: str, device: Device, wanted: set[str] | None, notes
             notes.append(f"{family}/{variant.name} skipped on {device.id}: {'; '.join(variant.unmet(device, params))}")
             continue
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
-        call = _recorded(device, variant.run, family, params)
+        call = recorded(device, variant.run, family, params)
         subjects.append(Subject(family, variant.name, "variant", device.id, call, shown, default_at(variant.name)))
     return subjects
 
@@ -131,6 +134,13 @@ _SKELETONS: dict[str, tuple[str, Make, Make, Callable[[Any, Any, np.ndarray], An
         _scan_values,
     ),
 }
+
+
+def skeleton_call(family: str, device: Device) -> Callable[[Inputs], tuple[Any, Timing]]:
+    """A timed call of the skeleton that ``family``'s case measures (its C user functions),
+    built on its first call; ``KeyError`` for a family without one."""
+    _, make, _, apply = _SKELETONS[family]
+    return _skeleton(device, make, apply)
 
 
 def variant_names(family: str) -> list[str]:

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import ParskelError
-from . import bench, devices, enlight, probe, study
+from . import bench, devices, enlight, probe, study, tune
 from .common import UsageError
 
-COMMANDS = (devices, bench, probe, study, enlight)
+COMMANDS = (devices, bench, probe, study, enlight, tune)
 
 EPILOG = """examples:
   parskel devices                 every OpenCL (and CUDA) device, the default marked with *
@@ -29,6 +29,8 @@ EPILOG = """examples:
   parskel report                  the report of the latest stored run
   parskel probe --quick           the default device's peaks, bandwidths and overheads (seed 003)
   parskel study --quick           seed 002's optimization study at small sizes, with its findings
+  parskel tune scan               search scan's variants and parameters here; parskel.scan uses the best
+  parskel explain sort --size 2^24    which sort variant and parameters a call would use, and why
 """
 
 

@@ -89,7 +89,7 @@ class MapOverlap(Skeleton):
         program = build(dev, self.name, TEMPLATE, [fn], [a.dtype, self._out_dtype], glue, prelude)
         kernel = program.kernel("ps_map_overlap_2d" if matrix else "ps_map_overlap_1d")
         neutral = dev.to_device(as_buffer_value(self.neutral, a.dtype, "MapOverlap neutral"))
-        return _Plan(kernel, group_size(kernel, dev, TILE * TILE if matrix else 256), neutral)
+        return _Plan(kernel, group_size(kernel, dev, TILE * TILE if matrix else None), neutral)
 
     def __call__(self, a: Container | np.ndarray, *extra: Any, out: Any = None) -> Container | np.ndarray:
         if isinstance(a, np.ndarray):  # a host array, in chunks where that pays

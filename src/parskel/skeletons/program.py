@@ -13,6 +13,7 @@ from ..errors import BuildError, ShapeError
 from ..runtime import Device, Program, Source, round_down_to_power_of_two
 from ..runtime.sources import read_kernel_file
 from ..runtime.traits import with_warp_ops
+from ..tune.database import lookup
 from .userfn import INDEX_TYPE, UserFunction
 
 
@@ -55,19 +56,36 @@ def check_size(n: int, what: str) -> None:
         raise ShapeError(f"{what}: {n} elements exceed the skeletons' limit of 2**31 - 1")
 
 
-def group_size(kernel: Any, device: Device, most: int = 256) -> int:
-    """The largest power of two <= ``most`` this kernel can run as a work-group here."""
+#: The work-group ceiling of a skeleton's kernels where the tuning database has none.
+GROUP = 256
+
+
+def tuned_group(device: Device, kernel: str) -> int:
+    """The work-group ceiling for the skeleton kernel ``kernel`` (``ps_map``) on ``device``: the
+    ``WG`` the tuning database holds for ``skeletons.map`` (``parskel tune skeletons.map``), else
+    :data:`GROUP`."""
+    found = lookup(f"skeletons.{kernel.removeprefix('ps_')}", device)
+    tuned = next(iter(found.entry.params.values()), {}) if found is not None else {}
+    return tuned.get("WG", GROUP)
+
+
+def group_size(kernel: Any, device: Device, most: int | None = None) -> int:
+    """The largest power of two <= ``most`` (by default the tuned ceiling, :func:`tuned_group`)
+    this kernel can run as a work-group here."""
+    most = tuned_group(device, kernel.name) if most is None else most
     return round_down_to_power_of_two(min(most, kernel.max_work_group_size, device.info.max_work_group_size))
 
 
 def build_grouped(
-    device: Device, build_at: Callable[[int], Program], kernels: Sequence[str], most: int = 256
+    device: Device, build_at: Callable[[int], Program], kernels: Sequence[str], most: int | None = None
 ) -> tuple[Program, int]:
     """Build a program whose local arrays are sized by its work-group size (``PS_WG``).
 
-    ``build_at(L)`` builds for groups of ``L``: the largest power of two <= ``most`` the device
-    allows, halved while a kernel cannot run that many work-items (too many registers).
+    ``build_at(L)`` builds for groups of ``L``: the largest power of two <= ``most`` (by default
+    the first kernel's tuned ceiling) the device allows, halved while a kernel cannot run that
+    many work-items (too many registers).
     """
+    most = tuned_group(device, kernels[0]) if most is None else most
     size = round_down_to_power_of_two(min(most, device.info.max_work_group_size))
     while True:
         program = build_at(size)

@@ -47,6 +47,14 @@ class Study:
         """The registered variants, baseline first (the seed's order)."""
         return registry.variants(self.family)
 
+    def run(self, device: Device, *inputs: Any, variant: str | None = None, **params: int) -> Any:
+        """The application once on ``device``: with ``variant`` and ``params``, or else the
+        variant and parameters the tuning database holds for the device and the input's size
+        (``parskel tune crc``), falling back as every family does (registry.dispatch)."""
+        size = int(inputs[0].shape[0]) if inputs and hasattr(inputs[0], "shape") else 0
+        call = lambda v, p: v.run(device, *inputs, **p)
+        return registry.dispatch(self.family, device, variant, params, call, {"n": size})
+
     def grid(self, wanted: Iterable[str] | None = None) -> list[Point]:
         """Every point of the study: each variant at every combination of its parameters'
         choices (a parameter without choices stays at its default). ``wanted`` keeps only the

@@ -1,0 +1,445 @@
+"""The tuner: strategies on objectives whose optimum is known, the measurement cache, the tuning
+database and its fallbacks, dispatch honouring it, ``explain``, ``--write-defaults`` and the
+command line's errors. Sizes and budgets are tiny: these tests check behaviour, not speed."""
+
+from __future__ import annotations
+
+import json
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import parskel as ps
+from parskel.algorithms import registry, scans
+from parskel.algorithms.registry import Param, Variant
+from parskel.bench.store import Store
+from parskel.cli import main
+from parskel.tune import database, defaults, targets, tuner
+from parskel.tune.database import Entry
+from parskel.tune.explain import explain
+from parskel.tune.space import Config, Space
+from parskel.tune.strategies import STRATEGIES, Spent
+
+
+def _pocl() -> ps.Device:
+    try:
+        return ps.runtime.find("opencl:0:0")
+    except ps.errors.ParskelError as exc:
+        pytest.skip(f"the PoCL device is not here: {exc}")
+
+
+# strategies ---------------------------------------------------------------------------------
+
+
+def _synthetic() -> tuple[Space, dict[Config, float]]:
+    """Two variants over small grids; the time is a bowl in log2 of the parameters, the best
+    point ``b X=16 Z=6`` (1.0) and the other variant's best 2.0; odd Y fails on variant a."""
+    variants = [
+        Variant("t", "a", "", "", lambda: 0, params=(Param("X", 1, (1, 2, 4, 8, 16, 32)), Param("Y", 1, (1, 2, 3, 4)))),
+        Variant(
+            "t", "b", "", "", lambda: 1, params=(Param("X", 1, (1, 2, 4, 8, 16, 32)), Param("Z", 3, tuple(range(1, 9))))
+        ),
+    ]
+    space = Space.build(variants, lambda v, p: "too wide" if p["X"] == 32 and v.name == "a" else None)
+    times = {}
+    for c in space.points:
+        p = c.values
+        if c.variant == "a":
+            times[c] = 2.0 + (math.log2(p["X"]) - 3) ** 2 + (p["Y"] - 2) ** 2
+        else:
+            times[c] = 1.0 + 0.3 * (math.log2(p["X"]) - 4) ** 2 + 0.2 * (p["Z"] - 6) ** 2
+    return space, times
+
+
+def test_space_refuses_and_neighbours_are_valid_points():
+    space, _ = _synthetic()
+    assert len(space) == 6 * 4 - 4 + 6 * 8 and len(space.refused) == 4
+    assert all(why == "too wide" for _, why in space.refused)
+    here = Config("a", (("X", 4), ("Y", 2)))
+    near = space.neighbours(here)
+    assert Config("a", (("X", 32), ("Y", 2))) not in near  # refused
+    assert Config("b", (("X", 4), ("Z", 3))) in near  # the other variant, its default Z
+    assert all(c in space and c != here for c in near)
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_strategies_see_every_point_once_and_find_the_optimum(name):
+    space, times = _synthetic()
+    asked: list[Config] = []
+
+    def evaluate(c: Config) -> float | None:
+        asked.append(c)
+        return None if c.variant == "a" and c.values["Y"] == 3 else times[c]
+
+    start = space.points[0]
+    STRATEGIES[name](space, evaluate, np.random.default_rng(1), start)
+    assert asked[0] == start
+    assert len(asked) == len(set(asked)) == len(space)
+    assert min(times[c] for c in asked) == 1.0
+
+
+@pytest.mark.parametrize("name", ["anneal", "bayes"])
+def test_guided_strategies_find_the_optimum_early(name):
+    """On a smooth objective the guided searches reach the exact optimum within a third of the
+    points (seeded, so the run is the same every time)."""
+    space, times = _synthetic()
+    asked: list[Config] = []
+
+    def evaluate(c: Config) -> float:
+        if len(asked) >= len(space) // 3:
+            raise Spent("evaluations")
+        asked.append(c)
+        return times[c]
+
+    with pytest.raises(Spent):
+        STRATEGIES[name](space, evaluate, np.random.default_rng(3), space.points[0])
+    assert min(times[c] for c in asked) == 1.0
+
+
+# the search with the store ------------------------------------------------------------------
+
+
+def _scan_settings(**changes):
+    base = {
+        "strategy": "random",
+        "budget": None,
+        "evaluations": 4,
+        "reps": 1,
+        "variants": frozenset({"blelloch", "vector_blocks"}),
+    }
+    return tuner.Settings(**{**base, **changes})
+
+
+def test_a_second_run_measures_nothing_and_replays_the_first():
+    device = _pocl()
+    target = targets.find("scan")
+    with Store(tuner.store_path()) as store:
+        (first,) = tuner.tune(target, device, [3000], _scan_settings(), store)
+        (second,) = tuner.tune(target, device, [3000], _scan_settings(), store)
+        (more,) = tuner.tune(target, device, [3000], _scan_settings(evaluations=6), store)
+    assert first.new == 4 and second.new == 0
+    assert [m.config for m in second.history] == [m.config for m in first.history]
+    assert [m.seconds for m in second.history] == [m.seconds for m in first.history]
+    assert more.new == 2 and len(more.history) == 6  # a larger allowance goes on from the cache
+    assert all(m.result.status == "ok" and m.result.cost > 0 for m in first.history)
+
+
+def test_points_that_fail_are_recorded_with_the_reason(monkeypatch):
+    device = _pocl()
+    target = targets.find("scan")
+
+    def broken(*args, **kwargs):
+        raise ps.errors.BuildError("scan/blelloch.cl", "error: the compiler said no", "")
+
+    monkeypatch.setitem(scans._ENQUEUE, "blelloch", broken)
+    settings = _scan_settings(strategy="brute", evaluations=None, only={"WG": (64, 128)})
+    with Store(tuner.store_path()) as store:
+        (outcome,) = tuner.tune(target, device, [3000], settings, store)
+        stored = store.results(store.latest().id)
+    failed = outcome.failures()
+    assert {m.config.variant for m in failed} == {"blelloch"} and len(failed) == 2
+    assert all(m.result.status == "skipped" and "could not build scan/blelloch.cl" in m.result.message for m in failed)
+    assert [m.config.variant for m in outcome.best_by_variant()] == ["vector_blocks"]
+    assert len(stored) == 4 and {r.status for r in stored} == {"ok", "skipped"}
+    assert outcome.entry("test").order == ("vector_blocks",)
+
+
+# the database -------------------------------------------------------------------------------
+
+
+def _fake(vendor="NVIDIA Corporation", kind="gpu", name="NVIDIA H100", backend="opencl"):
+    return SimpleNamespace(info=SimpleNamespace(vendor=vendor, type=kind, name=name, backend=backend))
+
+
+def _entry(size=1 << 20, order=("x",), **key):
+    return Entry(family="scan", size=size, order=order, params={order[0]: {"WG": 64}}, **key)
+
+
+@pytest.fixture
+def shipped(tmp_path, monkeypatch):
+    path = tmp_path / "defaults.json"
+    monkeypatch.setattr(database, "shipped_path", lambda: path)
+    database.reload()
+    return path
+
+
+def test_lookup_falls_back_device_vendor_type_default(shipped):
+    database.write(
+        shipped,
+        [
+            _entry(order=("default",)),
+            _entry(order=("type",), type="gpu"),
+            _entry(order=("vendor",), vendor="nvidia", type="gpu"),
+            _entry(order=("device",), vendor="nvidia", type="gpu", device="NVIDIA H100", backend="opencl"),
+        ],
+    )
+    database.reload()
+
+    def found(device):
+        hit = database.lookup("scan", device, 1 << 20)
+        return (hit.entry.order[0], hit.level, hit.origin)
+
+    assert found(_fake()) == ("device", "device", "shipped")
+    assert found(_fake(name="NVIDIA H200")) == ("vendor", "vendor", "shipped")
+    assert found(_fake(backend="cuda")) == ("vendor", "vendor", "shipped")  # the device entry is OpenCL's
+    assert found(_fake(vendor="Advanced Micro Devices, Inc.")) == ("type", "type", "shipped")
+    assert found(_fake(vendor="AuthenticAMD", kind="cpu", name="EPYC")) == ("default", "default", "shipped")
+    assert database.lookup("sort", _fake(), 1 << 20) is None
+
+
+def test_lookup_takes_the_nearest_size_and_the_overlay_first(shipped):
+    database.write(shipped, [_entry(size=1 << 10, order=("small",)), _entry(size=1 << 24, order=("large",))])
+    database.reload()
+    device = _fake()
+    assert database.lookup("scan", device, 100).entry.order == ("small",)
+    assert database.lookup("scan", device, 1 << 20).entry.order == ("large",)
+    assert database.lookup("scan", device, 1 << 17).entry.order == ("large",)  # a tie goes to the larger
+    database.store([_entry(size=1 << 20, order=("mine",))])  # the user's overlay, same level
+    assert database.lookup("scan", device, 1 << 20).origin == "user"
+    assert database.lookup("scan", device, 1 << 10).entry.order == ("small",)  # nearer in size wins
+    with database.pinned(_entry(size=1 << 20, order=("pinned",))):
+        assert database.lookup("scan", device, 1 << 10).entry.order == ("pinned",)
+    assert database.lookup("scan", device, 1 << 10).entry.order == ("small",)
+
+
+def test_overlay_replaces_entries_of_the_same_key(tuning_folder):
+    first = _entry(order=("a",), vendor="nvidia", type="gpu")
+    path = database.store([first, _entry(size=16, order=("b",))])
+    assert path == tuning_folder / "tuning.json"
+    database.store([_entry(size=(1 << 20) - 1, order=("c",), vendor="nvidia", type="gpu")])  # same class
+    entries = database.read(path)
+    assert sorted(e.order[0] for e in entries) == ["b", "c"]
+    assert json.loads(path.read_text())["format"] == database.FORMAT
+    assert database.read(path)[0] == entries[0]
+
+
+def test_a_broken_database_file_is_a_clear_error(tuning_folder):
+    (tuning_folder / "tuning.json").write_text("[1, 2")
+    with pytest.raises(database.TuningDataError, match="not a tuning database"):
+        database.read(tuning_folder / "tuning.json")
+
+
+def test_measured_variants_go_first_but_refused_ones_keep_their_places():
+    assert database.ordered(["local", "a", "b", "c"], ["c", "b"]) == ["c", "b", "local", "a"]
+    assert database.ordered(["local", "a", "b", "c"], ["c", "b"], ["local"]) == ["local", "c", "b", "a"]
+    assert database.ordered(["a", "b"], ["z"]) == ["a", "b"]
+
+
+def test_an_entry_tuned_at_large_sizes_keeps_the_small_input_sort_first():
+    device = _pocl()
+    with Store(tuner.store_path()) as store:
+        settings = tuner.Settings(
+            strategy="brute",
+            budget=None,
+            reps=1,
+            variants=frozenset({"radix", "local_bitonic"}),
+            only={"work_group": (64,), "keys_per_item": (8,)},
+        )
+        (outcome,) = tuner.tune(targets.find("sort"), device, [5000], settings, store)
+    assert outcome.refused() == ("local_bitonic",)
+    database.store([outcome.entry("test")])
+    assert registry.preferred("sort", device, 5000)[0] == "local_bitonic"  # refused at 5000: it keeps its place
+    assert explain(targets.find("sort"), device, 100).variant == "local_bitonic"
+    assert explain(targets.find("sort"), device, 5000).variant == "radix"
+
+
+# dispatch and explain -----------------------------------------------------------------------
+
+
+def _tuned_scan(device, size=1 << 12):
+    entry = database.for_device(
+        device,
+        "scan",
+        size,
+        order=("hillis_steele", "blelloch"),
+        params={"hillis_steele": {"WG": 64}, "blelloch": {"WG": 128}},
+        seconds={"hillis_steele": 1e-4, "blelloch": 2e-4},
+        measured={"date": "2025-01-01"},
+    )
+    database.store([entry])
+
+
+def test_dispatch_runs_the_tuned_variant_with_its_parameters(monkeypatch, rng):
+    device = _pocl()
+    _tuned_scan(device)
+    calls = []
+    original = scans._ENQUEUE["hillis_steele"]
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setitem(scans._ENQUEUE, "hillis_steele", spy)
+    x = rng.integers(0, 100, 5000, dtype=np.int32)
+    got = ps.scan(x, device=device)
+    np.testing.assert_array_equal(got, np.concatenate([[0], np.cumsum(x[:-1])]).astype(np.int32))
+    assert calls == [{"WG": 64}]
+    ps.scan(x, device=device, WG=256)  # the caller's value comes first
+    assert calls[-1] == {"WG": 256}
+    assert registry.preferred("scan", device, 5000)[:2] == ["hillis_steele", "blelloch"]
+
+
+def test_tuned_values_that_do_not_fit_give_way_to_fitted_ones():
+    device = _pocl()
+    variant = registry.get("scan", "vector_blocks")
+    too_wide = {"WG": 1 << 20}
+    assert registry.fit(variant, device, {}, too_wide, None) == variant.fitted(device, None)
+    assert registry.fit(variant, device, {}, {"NOPE": 1}, None) == variant.fitted(device, None)
+
+
+def test_explain_names_the_tuned_choice_and_its_source():
+    device = _pocl()
+    target = targets.find("scan")
+    before = explain(target, device, 1 << 12)
+    assert "preferred.json" in before.order_source and before.variant == registry.preferred("scan", device)[0]
+    _tuned_scan(device)
+    after = explain(target, device, 1 << 12)
+    assert (after.variant, after.values) == ("hillis_steele", {"WG": 64})
+    assert "1st of the variants tuned on this device at n=2^12 (user overlay, 2025-01-01)" in after.text()
+    assert "WG=64: tuned on this device" in after.text()
+    assert after.as_dict()["params_source"].startswith("tuned on this device")
+
+
+def test_explain_says_what_it_passed_over_and_what_was_fitted():
+    device = _pocl()
+    big = explain(targets.find("sort"), device, 1 << 24)
+    assert big.variant != "local_bitonic"
+    assert any(name == "local_bitonic" and "4096" in why for name, why in big.passed_over)
+    small = explain(targets.find("sort"), device, 100)
+    assert small.variant == "local_bitonic" and not small.passed_over
+    assert small.values_source == "the variant's defaults"
+
+
+# --write-defaults ---------------------------------------------------------------------------
+
+
+def test_the_shipped_preferred_table_is_valid():
+    assert defaults.problems(defaults.read_preferred()) == []
+    assert database.read(database.shipped_path()) is not None
+
+
+def test_write_defaults_writes_a_valid_table_and_both_entries(tmp_path, monkeypatch, shipped):
+    device = _pocl()
+    table_path = tmp_path / "preferred.json"
+    table_path.write_text(defaults.preferred_path().read_text())
+    monkeypatch.setattr(defaults, "preferred_path", lambda: table_path)
+    with Store(tuner.store_path()) as store:
+        outcomes = tuner.tune(
+            targets.find("scan"), device, [3000], _scan_settings(evaluations=None, only={"WG": (64,)}), store
+        )
+    written = defaults.write_defaults(outcomes, "test")
+    assert written == [shipped, table_path]
+    table = json.loads(table_path.read_text())
+    assert defaults.problems(table) == []
+    measured = [m.config.variant for m in outcomes[0].best_by_variant()]
+    cpu = table["cpu"]["scan"]
+    assert sorted(cpu) == sorted(v.name for v in registry.variants("scan"))
+    assert [n for n in cpu if n in measured] == measured
+    assert "vendor:amd" not in table  # a CPU's vendor key would reach that vendor's GPUs too
+    levels = sorted(e.level for e in database.read(shipped))
+    assert levels == ["device", "vendor"]
+
+
+def test_invalid_tables_are_reported():
+    assert defaults.problems({"cpu": {"scan": ["vector_blocks", "nope"]}}) == ["cpu/scan: unknown variants ['nope']"]
+    assert defaults.problems({"gpu": {"nofamily": []}}) == ["gpu: unknown family 'nofamily'"]
+
+
+# the command line ---------------------------------------------------------------------------
+
+
+def test_tune_then_explain_then_the_call_uses_it(capsys, monkeypatch):
+    device = _pocl()
+    args = ["tune", "scan", "--device", device.id, "--sizes", "2^12", "--evaluations", "3", "--reps", "1"]
+    args += ["--variants", "hillis_steele,blelloch", "--strategy", "anneal"]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    assert "3 of 10 points evaluated, 3 measured now" in first
+    assert main(args) == 0
+    assert "3 of 10 points evaluated, 0 measured now" in capsys.readouterr().out
+    assert main(["explain", "scan", "--size", "2^12", "--device", device.id, "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["variant_source"].startswith("1st of the variants tuned on this device")
+    chosen, values = said["variant"], said["params"]
+    seen = []
+    original = scans._ENQUEUE[chosen]
+    monkeypatch.setitem(scans._ENQUEUE, chosen, lambda *a, **k: seen.append(k) or original(*a, **k))
+    x = np.arange(4096, dtype=np.int32) % 7
+    np.testing.assert_array_equal(ps.scan(x, device=device), np.concatenate([[0], np.cumsum(x[:-1])]).astype(np.int32))
+    assert seen == [values]
+
+
+def test_a_study_kernel_is_tuned_through_the_same_interface(capsys):
+    device = _pocl()
+    assert main(["tune", "crc", "--device", device.id, "--sizes", "5000", "--evaluations", "3", "--reps", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "crc at n=5000" in out and "3 of 18 points evaluated" in out
+    entry = database.lookup("study.crc", device, 5000)
+    assert entry is not None and entry.entry.order[0] in {v.name for v in registry.variants("study.crc")}
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["tune", "nosuch"], "nothing to tune named 'nosuch'"),
+        (["tune", "scan", "--strategy", "genetic"], "unknown strategy 'genetic'"),
+        (["tune", "scan", "--variants", "quick"], "scan has no variant quick"),
+        (["tune", "scan", "--set", "WG=3"], "--set WG: [3] not among its values"),
+        (["tune", "scan", "--set", "TILE=8"], "no chosen variant of scan has a parameter TILE"),
+        (["tune", "scan", "--set", "WG"], "--set takes NAME=VALUE"),
+        (["tune"], "name a family or kernel"),
+        (["explain", "nosuch"], "nothing to tune named 'nosuch'"),
+    ],
+)
+def test_mistakes_are_clean_errors(capsys, args, message):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("budget", ["-1", "0.5", "soon"])
+def test_a_bad_budget_is_refused_before_anything_runs(capsys, budget):
+    with pytest.raises(SystemExit) as stop:
+        main(["tune", "scan", "--budget", budget])
+    assert stop.value.code == 2
+    assert "--budget" in capsys.readouterr().err
+
+
+def test_a_skeleton_takes_its_tuned_work_group(capsys):
+    device = _pocl()
+    assert main(["explain", "skeletons.map", "--device", device.id]) == 0
+    assert "WG=256: the skeletons' default" in capsys.readouterr().out
+    args = ["tune", "skeletons.map", "--device", device.id, "--sizes", "4096", "--set", "WG=32,64", "--reps", "1"]
+    assert main([*args, "--strategy", "brute"]) == 0
+    best = database.lookup("skeletons.map", device).entry.params["map"]["WG"]
+    assert best in (32, 64)
+    square = ps.Map("float f(float x) { return x * x; }")
+    with ps.using(device):
+        x = np.arange(1000, dtype=np.float32)
+        np.testing.assert_array_equal(square(ps.Vector(x)).numpy(), x * x)
+        (plan,) = square._plans.values()
+    assert plan.group == best
+
+
+def test_a_study_kernel_runs_its_tuned_variant(monkeypatch):
+    from parskel.study import STUDIES, crc
+
+    device = _pocl()
+    entry = database.for_device(
+        device,
+        "study.crc",
+        5000,
+        order=("unrolling",),
+        params={"unrolling": {"UNROLL": 4}},
+        seconds={"unrolling": 1e-3},
+        measured={},
+    )
+    database.store([entry])
+    seen = []
+    original = crc.compute
+    monkeypatch.setattr(crc, "compute", lambda *a, **k: seen.append(k) or original(*a, **k))
+    data = np.random.default_rng(5).integers(0, 256, 5000, dtype=np.uint8)
+    np.testing.assert_array_equal(STUDIES["crc"].run(device, data), crc.shares(data))
+    assert seen == [{"unroll": 4}]
