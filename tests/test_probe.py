@@ -115,6 +115,8 @@ def test_chain_stores_the_host_computation_when_the_flag_is_set(device, name, ch
         want = np.array(expected, dtype=op.dtype)
         if name == "fp32 rsqrt":  # native_rsqrt is only approximately 1 / sqrt
             np.testing.assert_allclose(got, want, rtol=1e-3)
+        elif name == "fp32 mul":  # a GPU compiler may fuse the last product into the chains' sum
+            np.testing.assert_array_max_ulp(got, want, maxulp=1)
         else:
             np.testing.assert_array_equal(got, want)
 

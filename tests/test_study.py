@@ -13,6 +13,7 @@ import pytest
 
 from parskel.bench.harness import Result
 from parskel.cli import main
+from parskel.errors import LaunchError
 from parskel.study import STUDIES, bfs, crc, default_settings, findings, lud, needle, srad
 from parskel.study.findings import DeviceFacts
 from parskel.study.runner import run
@@ -25,13 +26,24 @@ def _points(name: str):
 # the kernels, every variant ---------------------------------------------------------------------
 
 
+def _ran(point, device, *args):
+    """The point's result, or None where the device cannot run its work-group geometry (a kernel
+    of NVIDIA's OpenCL may take at most 256 work-items; the study records such points skipped)."""
+    try:
+        return point.variant.run(device, *args, **point.values)
+    except LaunchError:
+        return None
+
+
 @pytest.mark.parametrize("name", ["lud_perimeter", "lud_internal"])
 def test_lud_variants_factor_the_matrix(device, name):
     for n in (0, 1, 45):
         (a,) = lud.make(n, np.random.default_rng(n))
         kept = a.copy()
         for point in _points(name):
-            got = point.variant.run(device, a, **point.values)
+            got = _ran(point, device, a)
+            if got is None:
+                continue
             lower, upper = np.tril(got, -1) + np.eye(n), np.triu(got)
             error = np.abs(lower.astype(np.float64) @ upper - a).max(initial=0.0)
             assert error <= 1e-5 * n, f"{point.label} at {n}: L U is off by {error}"
@@ -57,7 +69,9 @@ def test_crc_shares_add_up_to_the_bytewise_crc(device):
         (data,) = crc.make(n, np.random.default_rng(n))
         expected = crc.crc8(data.tobytes())
         for point in _points("crc"):
-            got = point.variant.run(device, data, **point.values)
+            got = _ran(point, device, data)
+            if got is None:
+                continue
             total = int(np.bitwise_xor.reduce(got)) if n else 0
             assert total == expected, f"{point.label} at {n}"
             assert np.array_equal(got, crc.shares(data)), f"{point.label} at {n}"
@@ -115,7 +129,9 @@ def test_srad_variants_step_like_the_pixelwise_stencil(device):
         (image,) = srad.make(n, np.random.default_rng(n))
         expected = _srad_pixelwise(image) if n < 20 else srad.reference(image)
         for point in _points("srad"):
-            got = point.variant.run(device, image, **point.values)
+            got = _ran(point, device, image)
+            if got is None:
+                continue
             assert srad.check(got, expected) is None, f"{point.label} at {n}: {srad.check(got, expected)}"
     empty = np.zeros((0, 0), np.float32)
     assert all(r.shape == (0, 0) for r in srad.run_baseline(device, empty))
@@ -141,7 +157,8 @@ def test_bfs_variants_find_the_queue_levels(device):
         expected = _levels(*graph)
         assert np.array_equal(bfs.levels(*graph), expected)
         for point in _points("bfs"):
-            assert np.array_equal(point.variant.run(device, *graph, **point.values), expected), point.label
+            got = _ran(point, device, *graph)
+            assert got is None or np.array_equal(got, expected), point.label
 
 
 def test_every_variant_names_its_seed_section_and_the_baseline_comes_first():

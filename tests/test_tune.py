@@ -25,7 +25,7 @@ from parskel.tune.strategies import STRATEGIES, Spent
 
 def _pocl() -> ps.Device:
     try:
-        return ps.runtime.find("opencl:0:0")
+        return ps.runtime.find("pocl")
     except ps.errors.ParskelError as exc:
         pytest.skip(f"the PoCL device is not here: {exc}")
 

@@ -78,10 +78,7 @@ def _cp() -> Any:
 
 class CUDAEvent(Event):
     """A command between two CUDA events; keeps the host memory it reads or writes alive.
-
-    Outside ``device.record()`` a command gets no events (creating and recording them costs more
-    than a small kernel): waiting for it then waits for the whole stream, which is in order.
-    """
+    Without events (``stream`` given) waiting for it waits for the whole stream."""
 
     __slots__ = ("_end", "_keep", "_start", "_stream", "kind", "label")
 
@@ -206,9 +203,8 @@ class CUDADevice(Device):
 
     # events -------------------------------------------------------------------------------
     def _begin(self) -> Any:
-        """The start event of a command, only while a recorder listens."""
-        if not self._recorders:
-            return None
+        """The start event of a command: every command is timed, since a caller may read the
+        ``seconds`` of the event it returns (the probe does)."""
         start = _cp().cuda.Event()
         start.record(None)
         return start

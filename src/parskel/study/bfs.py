@@ -12,7 +12,7 @@ import numpy as np
 
 from ..algorithms.registry import Param, Variant
 from ..bench.cases import Case, exact
-from ..runtime import Device, round_to_multiple
+from ..runtime import Device, Kernel, round_down_to_power_of_two, round_to_multiple
 from .base import Study, add, work_group
 
 FAMILY = "study.bfs"
@@ -64,7 +64,9 @@ def search(
     n = starts.size
     if n == 0:
         return np.empty(0, dtype=np.int32)
-    base = base_work_group(device)
+    expand = device.program("study/bfs/bfs.cl", {"COARSEN": coarsen, "UNROLL": unroll}).kernel("bfs_expand")
+    mark = device.program("study/bfs/bfs.cl").kernel("bfs_mark")
+    base = base_work_group(device, expand, mark)
     local = local or base
     frontier = np.zeros(n, dtype=np.uint8)
     frontier[SOURCE] = 1
@@ -73,8 +75,6 @@ def search(
     graph = [device.to_device(a) for a in (starts, degrees, edges if edges.size else np.zeros(1, np.int32))]
     marks = [device.to_device(frontier), device.to_device(np.zeros(n, np.uint8)), device.to_device(frontier)]
     costs, more = device.to_device(cost), device.alloc(4)
-    expand = device.program("study/bfs/bfs.cl", {"COARSEN": coarsen, "UNROLL": unroll}).kernel("bfs_expand")
-    mark = device.program("study/bfs/bfs.cl").kernel("bfs_mark")
     nodes, flag = np.uint32(n), np.zeros(1, dtype=np.int32)
     while True:
         device.fill(more, np.int32(0))
@@ -87,9 +87,12 @@ def search(
     return cost
 
 
-def base_work_group(device: Device) -> int:
-    """The baseline's work-group: the device's largest, at most 1024 (as in the seed)."""
-    return min(1024, device.info.max_work_group_size)
+def base_work_group(device: Device, *kernels: Kernel) -> int:
+    """The baseline's work-group: the largest the device runs the kernels in, at most 1024 (as
+    in the seed)."""
+    return round_down_to_power_of_two(
+        min(1024, device.info.max_work_group_size, *(k.max_work_group_size for k in kernels))
+    )
 
 
 def run_baseline(device: Device, starts: np.ndarray, degrees: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -101,7 +104,8 @@ def run_fewer_items(
     device: Device, starts: np.ndarray, degrees: np.ndarray, edges: np.ndarray, *, COARSEN: int = 2
 ) -> np.ndarray:
     """As many work-groups as the baseline, each COARSEN times smaller."""
-    return search(device, starts, degrees, edges, local=base_work_group(device) // COARSEN, coarsen=COARSEN)
+    expand = device.program("study/bfs/bfs.cl", {"COARSEN": COARSEN, "UNROLL": 1}).kernel("bfs_expand")
+    return search(device, starts, degrees, edges, local=base_work_group(device, expand) // COARSEN, coarsen=COARSEN)
 
 
 def run_fewer_groups(

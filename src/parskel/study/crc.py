@@ -17,7 +17,7 @@ import numpy as np
 
 from ..algorithms.registry import Param, Requirement, Variant
 from ..bench.cases import Case, exact
-from ..runtime import Device, round_to_multiple
+from ..runtime import Device, Kernel, round_down_to_power_of_two, round_to_multiple
 from .base import Study, add
 
 FAMILY = "study.crc"
@@ -100,13 +100,9 @@ def compute(
     if n == 0:
         return data.copy()
     program = device.program("study/crc/crc.cl", {"COARSEN": coarsen, "UNROLL": unroll})
-    local = base_work_group(device) // divide
-    if groups is None:
-        kernel = program.kernel("crc_bytes")
-        items = round_to_multiple(-(-n // coarsen), local)
-    else:
-        kernel = program.kernel("crc_strided")
-        items = groups * local
+    kernel = program.kernel("crc_bytes" if groups is None else "crc_strided")
+    local = base_work_group(device, kernel) // divide
+    items = round_to_multiple(-(-n // coarsen), local) if groups is None else groups * local
     source, tables = device.to_device(data), device.to_device(power_tables())
     out = device.alloc(n)
     device.launch(kernel, items, local, source, tables, out, np.uint32(n))
@@ -115,10 +111,11 @@ def compute(
     return result
 
 
-def base_work_group(device: Device) -> int:
-    """The baseline's work-group: the device's largest, as in the seed, but at most 1024 (the
-    largest on every device the seed measured), so that devices compare at one geometry."""
-    return min(1024, device.info.max_work_group_size)
+def base_work_group(device: Device, kernel: Kernel) -> int:
+    """The baseline's work-group: the largest the device runs the kernel in, as in the seed, but
+    at most 1024 (the largest on every device the seed measured), so that devices compare at
+    one geometry where they can (NVIDIA's OpenCL runs this kernel in at most 256)."""
+    return round_down_to_power_of_two(min(1024, device.info.max_work_group_size, kernel.max_work_group_size))
 
 
 def make(n: int, rng: np.random.Generator) -> tuple[np.ndarray]:
