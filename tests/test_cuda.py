@@ -84,8 +84,8 @@ class _Builds:
         self.built.append((path, dict(defines or {})))
         return self
 
-    def kernel(self, name: str) -> str:
-        return name
+    def kernel(self, name: str) -> SimpleNamespace:
+        return SimpleNamespace(name=name, max_work_group_size=1024)
 
     def to_device(self, host: np.ndarray) -> None:
         return None
