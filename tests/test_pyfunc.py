@@ -771,3 +771,13 @@ def test_generated_programs_compile_with_nvrtc(monkeypatch):
 def test_the_window_type_is_available_for_inspection():
     source = ps.function(lambda w: w[-1] + w[1]).source(Pointer(np.dtype(np.float32), "window", 1))
     assert "const float *w" in source
+
+
+def test_where_of_two_python_numbers_is_an_int64_array_as_in_numpy(device):
+    """np.where(c, 2, 3) is int64 whatever c is, so int8 + it promotes to int64 (found by the
+    random expressions on a GPU run)."""
+    a = np.arange(-5, 5, dtype=np.int8)
+    got = ps.Map(lambda a: a + (np.where(a > 0, 2, 3) + (a + a)))(ps.Vector(a, device=device)).numpy()
+    want = a + (np.where(a > 0, 2, 3) + (a + a))
+    assert got.dtype == want.dtype == np.int64
+    np.testing.assert_array_equal(got, want)

@@ -613,6 +613,10 @@ class Expressions:
 
     def call_where(self, entry: calls.Function, args: list[Value], node: ast.AST) -> Value:
         condition, a, b = args
+        if all(isinstance(v.type, Scalar) and v.type.weak for v in (a, b)):
+            # NumPy makes the two values an array whatever the condition: Python numbers alone
+            # become int64 or float64, as np.where(x > 0, 2, 3) is int64 for any x
+            a, b = self.strengthen(a), self.strengthen(b)
         return self.choose(self.truth(condition, node), a, b, node)
 
     def conversion(self, entry: calls.Conversion, node: ast.Call) -> Value:
