@@ -1,0 +1,75 @@
+"""Sorts shaped for CPU devices: LSD radix sorts over a few long runs, one per work-group.
+
+A CPU runs a work-group on one core, its work-items one after another; so these variants
+launch a few work-groups of a single work-item (``groups_per_cu`` per compute unit, never
+fewer than one per core), each owning one contiguous run of keys, and keep their counts in
+private arrays (a core's L1 cache). They take the keys and values of :mod:`.sorts`, stably.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime import Device
+from .keys import KEY_KINDS, check_keys
+from .registry import Param, Variant, register
+
+Result = np.ndarray | tuple[np.ndarray, np.ndarray]
+
+KEY_BITS = 32
+#: Keys a work-group sorts at least: below that, fewer groups (launching one costs more).
+MIN_RUN = 4096
+
+
+def runs(device: Device, n: int, groups_per_cu: int) -> tuple[int, int]:
+    """The number of work-groups and the keys each one owns (a multiple of 16, the last run
+    shorter) for ``n`` keys on ``device``."""
+    groups = max(1, min(device.info.compute_units * groups_per_cu, -(-n // MIN_RUN)))
+    chunk = -(-(-(-n // groups)) // 16) * 16
+    return -(-n // chunk), chunk
+
+
+def _radix_cpu(bits: int):
+    def run(device: Device, keys: np.ndarray, values: np.ndarray | None, *, groups_per_cu: int) -> Result:
+        check_keys(keys)
+        n = keys.size
+        if n == 0:
+            return keys.copy() if values is None else (keys.copy(), values.copy())
+        defines = {"KEY_KIND": KEY_KINDS[keys.dtype], "WITH_VALUES": values is not None, "RADIX_BITS": bits}
+        program = device.program("sort/radix_cpu.cl", defines)
+        histogram, scatter = program.kernel("radix_cpu_histogram"), program.kernel("radix_cpu_scatter")
+        groups, chunk = runs(device, n, groups_per_cu)
+        src, dst = device.to_device(keys), device.alloc(n * 4)
+        moved = [] if values is None else [device.to_device(values), device.alloc(n * 4)]
+        counts = device.alloc(groups * (1 << bits) * 4)
+        passes = -(-KEY_BITS // bits)
+        size = (np.uint32(n), np.uint32(chunk))
+        for p in range(passes):
+            shift, encode, decode = np.uint32(p * bits), np.uint32(p == 0), np.uint32(p == passes - 1)
+            device.launch(histogram, groups, 1, src, counts, *size, shift, encode)
+            device.launch(scatter, groups, 1, src, dst, counts, *size, shift, encode, decode, *moved)
+            src, dst = dst, src
+            moved.reverse()
+        out = np.empty_like(keys)
+        device.download(src, out)
+        if values is None:
+            return out
+        out_values = np.empty_like(values)
+        device.download(moved[0], out_values)
+        return out, out_values
+
+    return run
+
+
+_GROUPS = Param("groups_per_cu", 4, (1, 2, 4, 8, 16, 32), "work-groups (of one work-item) per compute unit")
+
+register(
+    Variant(
+        family="sort",
+        name="radix8_cpu",
+        seed="beyond 000 §5.2: CPU-shaped",
+        summary="LSD radix sort, 8-bit digits, a few long runs with private per-group histograms, stable",
+        run=_radix_cpu(8),
+        params=(_GROUPS,),
+    )
+)
