@@ -1,9 +1,8 @@
-"""Sorts shaped for CPU devices: LSD radix sorts over a few long runs, one per work-group.
+"""Sorts shaped for CPU devices: LSD radix sorts over a few long runs (see :mod:`.runs`).
 
-A CPU runs a work-group on one core, its work-items one after another; so these variants
-launch a few work-groups of a single work-item (``groups_per_cu`` per compute unit, never
-fewer than one per core), each owning one contiguous run of keys, and keep their counts in
-private arrays (a core's L1 cache). They take the keys and values of :mod:`.sorts`, stably.
+Each work-group counts the digits of its run in a private array (in its core's L1 cache) and
+places its keys in order, so the sorts are stable. They take the keys and values of
+:mod:`.sorts`.
 """
 
 from __future__ import annotations
@@ -13,20 +12,11 @@ import numpy as np
 from ..runtime import Device
 from .keys import KEY_KINDS, check_keys
 from .registry import Param, Variant, register
+from .runs import runs
 
 Result = np.ndarray | tuple[np.ndarray, np.ndarray]
 
 KEY_BITS = 32
-#: Keys a work-group sorts at least: below that, fewer groups (launching one costs more).
-MIN_RUN = 4096
-
-
-def runs(device: Device, n: int, groups_per_cu: int) -> tuple[int, int]:
-    """The number of work-groups and the keys each one owns (a multiple of 16, the last run
-    shorter) for ``n`` keys on ``device``."""
-    groups = max(1, min(device.info.compute_units * groups_per_cu, -(-n // MIN_RUN)))
-    chunk = -(-(-(-n // groups)) // 16) * 16
-    return -(-n // chunk), chunk
 
 
 def _radix_cpu(bits: int):

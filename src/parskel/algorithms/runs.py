@@ -1,0 +1,31 @@
+"""How the CPU-shaped variants split their input: a few long contiguous runs, one a work-group.
+
+A CPU runs a work-group on one core and its work-items one after another, so a variant shaped
+for it launches a few work-groups of one work-item, each owning a run of the input that it
+walks front to back (streaming reads, private state in the core's caches). ``groups_per_cu``
+work-groups per compute unit, never fewer than one per core, balance the cores when one of
+them is busy elsewhere.
+"""
+
+from __future__ import annotations
+
+from ..runtime import Device
+
+#: Elements a work-group takes at least: below that, fewer groups (launching one costs more).
+MIN_RUN = 4096
+
+
+def runs(device: Device, n: int, groups_per_cu: int, multiple: int = 1) -> tuple[int, int]:
+    """The number of work-groups for ``n`` elements (``n`` >= 1) on ``device``, and the
+    elements each one owns: a multiple of ``multiple``; the last run is shorter.
+
+    >>> class Info: compute_units = 2
+    >>> class Dev: info = Info()
+    >>> runs(Dev(), 100_000, 4, 16)      # 8 runs of 12512 (the last 12416)
+    (8, 12512)
+    >>> runs(Dev(), 5000, 4, 16)         # too few for 8 runs of MIN_RUN
+    (2, 2512)
+    """
+    groups = max(1, min(device.info.compute_units * groups_per_cu, -(-n // MIN_RUN)))
+    chunk = -(-(-(-n // groups)) // multiple) * multiple
+    return -(-n // chunk), chunk
