@@ -28,7 +28,7 @@ def run_packed(device: Device, a: np.ndarray, b: np.ndarray, *, MR: int, NV: int
     (m, k), n = a.shape, b.shape[1]
     width = VECTOR_BYTES // a.dtype.itemsize
     nr = NV * width
-    defines = {"T": c_type(a.dtype, device), "MR": MR, "NV": NV, "VW": width, "PACK_K": PACK_K}
+    defines: dict[str, int | str] = {"T": c_type(a.dtype, device), "MR": MR, "NV": NV, "VW": width, "PACK_K": PACK_K}
     program = device.program("matmul/packed_cpu.cl", defines)
     panels_m, panels_n = -(-m // MR), -(-n // nr)
     item = a.dtype.itemsize

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime import Buffer, Device, c_type
-from .registry import Param, Variant, register
-from .runs import runs
+from . import runs
+from .registry import Variant, register
 from .scans import add_enqueue, host_run
 
 #: Bytes of one vector the kernels load and store: a cache line, an AVX-512 register.
@@ -20,11 +20,11 @@ VECTOR_BYTES = 64
 
 
 def _two_level(
-    device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype, inclusive: bool, *, groups_per_cu: int
+    device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype, inclusive: bool, *, groups_per_cu: int, min_run: int
 ) -> None:
     width = VECTOR_BYTES // kt.itemsize
     program = device.program("scan/two_level_cpu.cl", {"T": c_type(kt, device), "VW": width})
-    groups, chunk = runs(device, n, groups_per_cu, width)
+    groups, chunk = runs.runs(device, n, groups_per_cu, min_run, width)
     sums = device.alloc(groups * kt.itemsize)
     size = (np.uint32(n), np.uint32(chunk))
     device.launch(program.kernel("run_sums"), groups, 1, src, sums, *size)
@@ -43,6 +43,6 @@ register(
         seed="beyond 000 §4: CPU-shaped",
         summary=_SUMMARY,
         run=host_run("two_level_cpu", f"Scan ``x`` with two_level_cpu: {_SUMMARY}."),
-        params=(Param("groups_per_cu", 2, (1, 2, 4, 8, 16), "work-groups (of one work-item) per compute unit"),),
+        params=runs.params(2),
     )
 )

@@ -7,20 +7,22 @@ places its keys in order, so the sorts are stable. They take the keys and values
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..runtime import Device
+from . import runs
 from .keys import KEY_KINDS, check_keys
-from .registry import Param, Variant, register
-from .runs import runs
+from .registry import Variant, register
 
 Result = np.ndarray | tuple[np.ndarray, np.ndarray]
 
 KEY_BITS = 32
 
 
-def _radix_cpu(bits: int):
-    def run(device: Device, keys: np.ndarray, values: np.ndarray | None, *, groups_per_cu: int) -> Result:
+def _radix_cpu(bits: int) -> Callable[..., Result]:
+    def run(device: Device, keys: np.ndarray, values: np.ndarray | None, *, groups_per_cu: int, min_run: int) -> Result:
         check_keys(keys)
         n = keys.size
         if n == 0:
@@ -28,7 +30,7 @@ def _radix_cpu(bits: int):
         defines = {"KEY_KIND": KEY_KINDS[keys.dtype], "WITH_VALUES": values is not None, "RADIX_BITS": bits}
         program = device.program("sort/radix_cpu.cl", defines)
         histogram, scatter = program.kernel("radix_cpu_histogram"), program.kernel("radix_cpu_scatter")
-        groups, chunk = runs(device, n, groups_per_cu)
+        groups, chunk = runs.runs(device, n, groups_per_cu, min_run)
         src, dst = device.to_device(keys), device.alloc(n * 4)
         moved = [] if values is None else [device.to_device(values), device.alloc(n * 4)]
         counts = device.alloc(groups * (1 << bits) * 4)
@@ -51,8 +53,6 @@ def _radix_cpu(bits: int):
     return run
 
 
-_GROUPS = Param("groups_per_cu", 4, (1, 2, 4, 8, 16, 32), "work-groups (of one work-item) per compute unit")
-
 register(
     Variant(
         family="sort",
@@ -60,6 +60,6 @@ register(
         seed="beyond 000 §5.2: CPU-shaped",
         summary="LSD radix sort, 8-bit digits, a few long runs with private per-group histograms, stable",
         run=_radix_cpu(8),
-        params=(_GROUPS,),
+        params=runs.params(4),
     )
 )
