@@ -63,3 +63,13 @@ register(
         params=runs.params(4),
     )
 )
+register(
+    Variant(
+        family="sort",
+        name="radix11_cpu",
+        seed="beyond 000 §5.2: CPU-shaped",
+        summary="LSD radix sort, 11-bit digits (3 passes), a few long runs with private per-group histograms, stable",
+        run=_radix_cpu(11),
+        params=runs.params(4),
+    )
+)
