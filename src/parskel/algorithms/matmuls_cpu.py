@@ -12,6 +12,7 @@ import numpy as np
 
 from ..runtime import Device, c_type
 from .matmuls import check_operands, trivial_product
+from .operands import result_buffer, staged
 from .registry import Param, Variant, register
 
 #: Bytes of the vectors a tile is computed in: an AVX-512 register, a cache line.
@@ -32,16 +33,15 @@ def run_packed(device: Device, a: np.ndarray, b: np.ndarray, *, MR: int, NV: int
     program = device.program("matmul/packed_cpu.cl", defines)
     panels_m, panels_n = -(-m // MR), -(-n // nr)
     item = a.dtype.itemsize
-    buf_a, buf_b = device.to_device(a), device.to_device(b)
+    buf_a, buf_b = staged(device, a), staged(device, b)
     packed_a = device.alloc(panels_m * MR * k * item)
     packed_b = device.alloc(panels_n * nr * k * item)
     k_blocks = -(-k // PACK_K)
     device.launch(program.kernel("pack_a"), (k_blocks, panels_m), None, buf_a, packed_a, np.uint32(m), np.uint32(k))
     device.launch(program.kernel("pack_b"), (k_blocks, panels_n), None, buf_b, packed_b, np.uint32(n), np.uint32(k))
-    buf_c = device.alloc(m * n * item)
+    buf_c, out = result_buffer(device, a, (m, n))
     sizes = (np.uint32(m), np.uint32(n), np.uint32(k), np.uint32(panels_m))
     device.launch(program.kernel("matmul_packed"), panels_m * panels_n, 1, packed_a, packed_b, buf_c, *sizes)
-    out = np.empty((m, n), dtype=a.dtype, like=a)
     device.download(buf_c, out)
     return out
 
