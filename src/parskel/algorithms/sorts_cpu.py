@@ -58,7 +58,7 @@ def _chain(device: Device, array: np.ndarray, passes: int) -> tuple[list[Buffer]
     next, and the result array: the input first (only read: on a CPU device it is the caller's
     array), then a scratch buffer and the result's buffer in turn, ending with the result's."""
     result, out = result_buffer(device, array)
-    scratch = device.alloc(array.nbytes) if passes > 1 else result
+    scratch = result_buffer(device, array)[0] if passes > 1 else result
     chain = [staged(device, array)] + [result if (passes - p) % 2 else scratch for p in range(passes)]
     return chain, out
 
