@@ -12,7 +12,7 @@ import numpy as np
 
 from ..runtime import Device, c_type
 from .matmuls import check_operands, trivial_product
-from .operands import result_buffer, staged
+from .operands import result_buffer, scratch_buffer, staged
 from .registry import Param, Variant, register
 
 #: Bytes of the vectors a tile is computed in: an AVX-512 register, a cache line.
@@ -34,8 +34,8 @@ def run_packed(device: Device, a: np.ndarray, b: np.ndarray, *, MR: int, NV: int
     panels_m, panels_n = -(-m // MR), -(-n // nr)
     item = a.dtype.itemsize
     buf_a, buf_b = staged(device, a), staged(device, b)
-    packed_a = device.alloc(panels_m * MR * k * item)
-    packed_b = device.alloc(panels_n * nr * k * item)
+    packed_a = scratch_buffer(device, panels_m * MR * k * item)
+    packed_b = scratch_buffer(device, panels_n * nr * k * item)
     k_blocks = -(-k // PACK_K)
     device.launch(program.kernel("pack_a"), (k_blocks, panels_m), None, buf_a, packed_a, np.uint32(m), np.uint32(k))
     device.launch(program.kernel("pack_b"), (k_blocks, panels_n), None, buf_b, packed_b, np.uint32(n), np.uint32(k))

@@ -14,7 +14,7 @@ import numpy as np
 from ..runtime import Buffer, Device
 from . import runs
 from .keys import KEY_KINDS, check_keys
-from .operands import result_buffer, staged
+from .operands import result_buffer, scratch_buffer, staged
 from .registry import Variant, register
 
 Result = np.ndarray | tuple[np.ndarray, np.ndarray]
@@ -56,9 +56,9 @@ def _radix_cpu(bits: int) -> Callable[..., Result]:
 def _chain(device: Device, array: np.ndarray, passes: int) -> tuple[list[Buffer], np.ndarray]:
     """The buffers the passes move ``array``'s elements through, pass p from the p-th to the
     next, and the result array: the input first (only read: on a CPU device it is the caller's
-    array), then a scratch buffer and the result's buffer in turn, ending with the result's."""
+    array), then a scratch buffer and the result's in turn, ending with the result's."""
     result, out = result_buffer(device, array)
-    scratch = result_buffer(device, array)[0] if passes > 1 else result
+    scratch = scratch_buffer(device, array.nbytes) if passes > 1 else result
     chain = [staged(device, array)] + [result if (passes - p) % 2 else scratch for p in range(passes)]
     return chain, out
 
