@@ -54,8 +54,8 @@ register(
         summary="A and B packed into panels, one MR x NV-vector tile of C in registers per work-item",
         run=run_packed,
         params=(
-            Param("MR", 8, (1, 2, 4, 6, 8, 12, 14, 16), "rows of a tile"),
-            Param("NV", 2, (1, 2, 3, 4), "vectors of 64 bytes across a tile"),
+            Param("MR", 6, (1, 2, 4, 6, 8, 12, 14, 16), "rows of a tile"),
+            Param("NV", 4, (1, 2, 3, 4), "vectors of 64 bytes across a tile"),
         ),
     )
 )

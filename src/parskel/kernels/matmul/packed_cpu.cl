@@ -16,10 +16,10 @@
 #endif
 
 #ifndef MR
-#define MR 8
+#define MR 6
 #endif
 #ifndef NV
-#define NV 2
+#define NV 4
 #endif
 #ifndef VW
 #define VW 16
