@@ -12,8 +12,9 @@ import numpy as np
 
 from ..runtime import Device, c_type
 from .matmuls import check_operands, trivial_product
-from .operands import result_buffer, scratch_buffer, staged
+from .operands import result_buffer, staged
 from .registry import Param, Variant, register
+from .scratch import scratch
 
 #: Bytes of the vectors a tile is computed in: an AVX-512 register, a cache line.
 VECTOR_BYTES = 64
@@ -34,15 +35,18 @@ def run_packed(device: Device, a: np.ndarray, b: np.ndarray, *, MR: int, NV: int
     panels_m, panels_n = -(-m // MR), -(-n // nr)
     item = a.dtype.itemsize
     buf_a, buf_b = staged(device, a), staged(device, b)
-    packed_a = scratch_buffer(device, panels_m * MR * k * item)
-    packed_b = scratch_buffer(device, panels_n * nr * k * item)
-    k_blocks = -(-k // PACK_K)
-    device.launch(program.kernel("pack_a"), (k_blocks, panels_m), None, buf_a, packed_a, np.uint32(m), np.uint32(k))
-    device.launch(program.kernel("pack_b"), (k_blocks, panels_n), None, buf_b, packed_b, np.uint32(n), np.uint32(k))
     buf_c, out = result_buffer(device, a, (m, n))
-    sizes = (np.uint32(m), np.uint32(n), np.uint32(k), np.uint32(panels_m))
-    device.launch(program.kernel("matmul_packed"), panels_m * panels_n, 1, packed_a, packed_b, buf_c, *sizes)
-    device.download(buf_c, out)
+    k_blocks = -(-k // PACK_K)
+    um, un, uk = np.uint32(m), np.uint32(n), np.uint32(k)
+    with scratch(device) as take:
+        packed_a, packed_b = take(panels_m * MR * k * item), take(panels_n * nr * k * item)
+        device.launch(program.kernel("pack_a"), (k_blocks, panels_m), None, buf_a, packed_a, um, uk)
+        device.launch(program.kernel("pack_b"), (k_blocks, panels_n), None, buf_b, packed_b, un, uk)
+        tiles = panels_m * panels_n
+        device.launch(
+            program.kernel("matmul_packed"), tiles, 1, packed_a, packed_b, buf_c, um, un, uk, np.uint32(panels_m)
+        )
+        device.download(buf_c, out)
     return out
 
 

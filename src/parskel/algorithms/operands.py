@@ -51,12 +51,3 @@ def result_buffer(device: Device, like: Any, shape: tuple[int, ...] | None = Non
     buffer kernels fill it through (read back with ``device.download(buffer, array)``)."""
     out = np.empty_like(like, order="C", shape=shape)
     return (device.host_buffer(out, upload=False) if isinstance(out, np.ndarray) else device.alloc(out.nbytes)), out
-
-
-def scratch_buffer(device: Device, nbytes: int) -> Buffer:
-    """A buffer for intermediate results. On a device that shares host memory it is a new host
-    array's: NumPy asks the OS for huge pages for large arrays, which are far faster to touch
-    the first time than the driver's own allocations; elsewhere it is device memory."""
-    if device.shares_host_memory and nbytes:
-        return device.host_buffer(np.empty(nbytes, np.uint8), upload=False)
-    return device.alloc(nbytes)

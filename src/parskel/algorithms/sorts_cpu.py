@@ -14,8 +14,9 @@ import numpy as np
 from ..runtime import Buffer, Device
 from . import runs
 from .keys import KEY_KINDS, check_keys
-from .operands import result_buffer, scratch_buffer, staged
+from .operands import result_buffer, staged
 from .registry import Variant, register
+from .scratch import scratch
 
 Result = np.ndarray | tuple[np.ndarray, np.ndarray]
 
@@ -32,34 +33,37 @@ def _radix_cpu(bits: int) -> Callable[..., Result]:
         program = device.program("sort/radix_cpu.cl", defines)
         histogram, scatter = program.kernel("radix_cpu_histogram"), program.kernel("radix_cpu_scatter")
         groups, chunk = runs.runs(device, n, groups_per_cu, min_run)
-        counts = device.alloc(groups * (1 << bits) * 4)
         passes = -(-KEY_BITS // bits)
-        keys_at, out = _chain(device, keys, passes)
-        values_at: list[Buffer] = []
-        if values is not None:
-            values_at, out_values = _chain(device, values, passes)
         size = (np.uint32(n), np.uint32(chunk))
-        for p in range(passes):
-            src, dst = keys_at[p : p + 2]
-            shift, encode, decode = np.uint32(p * bits), np.uint32(p == 0), np.uint32(p == passes - 1)
-            device.launch(histogram, groups, 1, src, counts, *size, shift, encode)
-            device.launch(scatter, groups, 1, src, dst, counts, *size, shift, encode, decode, *values_at[p : p + 2])
-        device.download(keys_at[-1], out)
-        if values is None:
-            return out
-        device.download(values_at[-1], out_values)
-        return out, out_values
+        with scratch(device) as take:
+            counts = take(groups * (1 << bits) * 4)
+            keys_at, out = _chain(device, keys, passes, take)
+            values_at: list[Buffer] = []
+            if values is not None:
+                values_at, out_values = _chain(device, values, passes, take)
+            for p in range(passes):
+                src, dst = keys_at[p : p + 2]
+                shift, encode, decode = np.uint32(p * bits), np.uint32(p == 0), np.uint32(p == passes - 1)
+                device.launch(histogram, groups, 1, src, counts, *size, shift, encode)
+                device.launch(scatter, groups, 1, src, dst, counts, *size, shift, encode, decode, *values_at[p : p + 2])
+            device.download(keys_at[-1], out)
+            if values is None:
+                return out
+            device.download(values_at[-1], out_values)
+            return out, out_values
 
     return run
 
 
-def _chain(device: Device, array: np.ndarray, passes: int) -> tuple[list[Buffer], np.ndarray]:
+def _chain(
+    device: Device, array: np.ndarray, passes: int, take: Callable[[int], Buffer]
+) -> tuple[list[Buffer], np.ndarray]:
     """The buffers the passes move ``array``'s elements through, pass p from the p-th to the
     next, and the result array: the input first (only read: on a CPU device it is the caller's
     array), then a scratch buffer and the result's in turn, ending with the result's."""
     result, out = result_buffer(device, array)
-    scratch = scratch_buffer(device, array.nbytes) if passes > 1 else result
-    chain = [staged(device, array)] + [result if (passes - p) % 2 else scratch for p in range(passes)]
+    spare = take(array.nbytes) if passes > 1 else result
+    chain = [staged(device, array)] + [result if (passes - p) % 2 else spare for p in range(passes)]
     return chain, out
 
 
