@@ -7,8 +7,10 @@ machine here about as long as sorting the same bytes), so the arrays of a call a
 calls after it, up to :data:`KEEP_BYTES` in all, the most recently used first. Elsewhere
 scratch buffers are device memory, allocated per call.
 
->>> with scratch(ps.device()) as take:      # doctest: +SKIP
-...     temp = take(4 * n)                   # a Buffer, valid inside the block
+>>> with scratch(ps.device()) as take:
+...     temp = take(4096)                    # a Buffer, for commands enqueued in the block
+>>> temp.nbytes
+4096
 """
 
 from __future__ import annotations
