@@ -25,9 +25,10 @@ def _two_level(
     width = VECTOR_BYTES // kt.itemsize
     program = device.program("scan/two_level_cpu.cl", {"T": c_type(kt, device), "VW": width})
     groups, chunk = runs.runs(device, n, groups_per_cu, min_run, width)
-    sums = device.alloc(groups * kt.itemsize)
     size = (np.uint32(n), np.uint32(chunk))
-    device.launch(program.kernel("run_sums"), groups, 1, src, sums, *size)
+    sums = device.alloc(groups * kt.itemsize)
+    if groups > 1:  # one run starts from zero: no totals needed
+        device.launch(program.kernel("run_sums"), groups, 1, src, sums, *size)
     device.launch(program.kernel("run_scan"), groups, 1, src, dst, sums, *size, np.uint32(inclusive))
 
 
