@@ -2,10 +2,10 @@
 
 A CPU runs a work-group on one core and its work-items one after another, so a variant shaped
 for it launches a few work-groups of one work-item, each owning a run of the input that it
-walks front to back (streaming reads, private state in the core's caches). ``groups_per_cu``
-work-groups per compute unit, never fewer than one per core, balance the cores when one of
-them is busy elsewhere; ``min_run`` keeps short inputs from being split into runs whose
-launch costs more than their work.
+walks front to back (streaming reads, private state in the core's caches). A long input gets
+``groups_per_cu`` work-groups per compute unit, at least one per core, so that the cores stay
+balanced when one of them is busy elsewhere; ``min_run`` keeps a short input from being split
+into runs that cost more to start than to do.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@
 /* Inclusive scan of the lanes of a vector in log2(VW) steps, each adding a copy of the vector
  * with some lanes moved up and the others zero: first within each 16-byte quarter (a shift of
  * bytes, one cheap instruction on a CPU), then the running total of each quarter spread over
- * the quarters above it. */
+ * the quarters above it. SHIFT_UP(v) moves every lane up by one, a zero into the first: the
+ * exclusive scan from the inclusive one. */
 #define Z (T)0
 #if VW == 8
 #define LANES_SCAN(v)                                                                         \
@@ -29,7 +30,7 @@
     v += PS_VEC(T8, Z, Z, v.s1, v.s1, Z, Z, v.s5, v.s5);                                      \
     v += PS_VEC(T8, Z, Z, Z, Z, v.s3, v.s3, v.s3, v.s3)
 #define LAST(v) (v).s7
-#define SHIFT_IN(c, v) PS_VEC(T8, c, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5, (v).s6)
+#define SHIFT_UP(v) PS_VEC(T8, Z, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5, (v).s6)
 #elif VW == 16
 #define LANES_SCAN(v)                                                                         \
     v += PS_VEC(T16, Z, v.s0, v.s1, v.s2, Z, v.s4, v.s5, v.s6, Z, v.s8, v.s9, v.sa, Z, v.sc,  \
@@ -38,8 +39,8 @@
     v += PS_VEC(T16, Z, Z, Z, Z, v.s3, v.s3, v.s3, v.s3, Z, Z, Z, Z, v.sb, v.sb, v.sb, v.sb); \
     v += PS_VEC(T16, Z, Z, Z, Z, Z, Z, Z, Z, v.s7, v.s7, v.s7, v.s7, v.s7, v.s7, v.s7, v.s7)
 #define LAST(v) (v).sf
-#define SHIFT_IN(c, v)                                                                        \
-    PS_VEC(T16, c, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5, (v).s6, (v).s7, (v).s8,   \
+#define SHIFT_UP(v)                                                                           \
+    PS_VEC(T16, Z, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5, (v).s6, (v).s7, (v).s8,   \
            (v).s9, (v).sa, (v).sb, (v).sc, (v).sd, (v).se)
 #else
 #error "VW must be 8 or 16"
@@ -72,7 +73,7 @@ inline void scan_run(__global const T *src, __global T *dst, uint i, uint end, T
     for (; i + VW <= end; i += VW) {
         TV v = VLOAD(0, src + i);
         LANES_SCAN(v);
-        VSTORE((inclusive ? v : SHIFT_IN(Z, v)) + carries, 0, dst + i);
+        VSTORE((inclusive ? v : SHIFT_UP(v)) + carries, 0, dst + i);
         carries += PS_VEC(TV, LAST(v));
     }
     carry = LAST(carries);
