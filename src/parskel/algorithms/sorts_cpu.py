@@ -16,11 +16,15 @@ from . import runs
 from .keys import KEY_KINDS, check_keys
 from .operands import result_buffer, staged
 from .registry import Variant, register
+from .scans import scan_buffer
 from .scratch import scratch
 
 Result = np.ndarray | tuple[np.ndarray, np.ndarray]
 
 KEY_BITS = 32
+#: Above this many counts (work-groups times buckets), the host scans a pass's counts on the
+#: device instead of every work-group adding them all up (many cores, many buckets).
+SCAN_COUNTS = 1 << 15
 
 
 def _radix_cpu(bits: int) -> Callable[..., Result]:
@@ -41,11 +45,17 @@ def _radix_cpu(bits: int) -> Callable[..., Result]:
             values_at: list[Buffer] = []
             if values is not None:
                 values_at, out_values = _chain(device, values, passes, take)
+            scanned = groups << bits > SCAN_COUNTS
             for p in range(passes):
                 src, dst = keys_at[p : p + 2]
                 shift, encode, decode = np.uint32(p * bits), np.uint32(p == 0), np.uint32(p == passes - 1)
                 device.launch(histogram, groups, 1, src, counts, *size, shift, encode)
-                device.launch(scatter, groups, 1, src, dst, counts, *size, shift, encode, decode, *values_at[p : p + 2])
+                if scanned:
+                    scan_buffer(device, counts, counts, groups << bits, np.uint32)
+                moved = values_at[p : p + 2]
+                device.launch(
+                    scatter, groups, 1, src, dst, counts, np.uint32(scanned), *size, shift, encode, decode, *moved
+                )
             device.download(keys_at[-1], out)
             if values is None:
                 return out

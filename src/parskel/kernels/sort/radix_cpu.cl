@@ -83,8 +83,10 @@ inline void scatter_run(__global const uint *keys, __global uint *keys_out,
 #define SCATTER(encode, decode) scatter_run(keys, keys_out, next, start, end, shift, encode, decode)
 #endif
 
+/* counts as radix_cpu_histogram wrote them, or already scanned (exclusive) when scanned: with
+ * many groups the host scans them in parallel rather than have every group add them all up. */
 __kernel void radix_cpu_scatter(__global const uint *keys, __global uint *keys_out,
-                                __global const uint *counts, uint n, uint chunk, uint shift,
+                                __global const uint *counts, uint scanned, uint n, uint chunk, uint shift,
                                 uint encode, uint decode
 #if WITH_VALUES
                                 , __global const uint *values, __global uint *values_out
@@ -94,12 +96,17 @@ __kernel void radix_cpu_scatter(__global const uint *keys, __global uint *keys_o
     uint groups = get_num_groups(0);
     uint group = get_group_id(0);
     uint next[BUCKETS];
-    uint slot = 0;
-    for (uint b = 0; b < BUCKETS; ++b) {
-        for (uint h = 0; h < groups; ++h) {
-            if (h == group)
-                next[b] = slot;
-            slot += counts[b * groups + h];
+    if (scanned) {
+        for (uint b = 0; b < BUCKETS; ++b)
+            next[b] = counts[b * groups + group];
+    } else {
+        uint slot = 0;
+        for (uint b = 0; b < BUCKETS; ++b) {
+            for (uint h = 0; h < groups; ++h) {
+                if (h == group)
+                    next[b] = slot;
+                slot += counts[b * groups + h];
+            }
         }
     }
     uint start = run_start(n, chunk);
