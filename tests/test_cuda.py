@@ -64,6 +64,15 @@ for _v, _wide, _fallback in ((0, 0, 0), (1, 0, 1), (1, 1, 0)):
     KERNELS.append(("sort/onesweep.cl", _defines))
 for _t, _vw in (("float", 1), ("float", 4), ("float", 8), ("double", 2)):
     KERNELS.append(("matmul/xgemm.cl", {"T": _t, "MWG": 128, "NWG": 128, "KWG": 16, "VW": _vw, "MIN_GROUPS": 2}))
+# the CPU-shaped variants' kernels build for CUDA too (and run there, slowly)
+KERNELS += [("matmul/packed_cpu.cl", {"T": t, "MR": 6, "NV": 4, "VW": w}) for t, w in (("float", 16), ("double", 8))]
+for _t, _w in (("uint", 16), ("ulong", 8), ("float", 16), ("double", 8)):
+    KERNELS.append(("scan/two_level_cpu.cl", {"T": _t, "VW": _w}))
+KERNELS += [
+    ("sort/radix_cpu.cl", {"KEY_KIND": k, "WITH_VALUES": v, "RADIX_BITS": b})
+    for k in (0, 2)
+    for v, b in ((0, 8), (1, 11))
+]
 KERNELS += [("basics/mappings.cl", {}), ("basics/saxpy.cl", {"T": "float"}), ("basics/vector_add.cl", {"T": "double"})]
 for _real, _fp64 in (("float", 0), ("double", 1)):
     for _f in ("grid", "single", "test_casters", "packet"):

@@ -130,6 +130,16 @@ def test_xgemm_refuses_tiles_that_do_not_divide(device):
         ps.matmul(a, a, variant="xgemm", device=device, MWG=64, MDIMC=32, VW=4)
 
 
+@pytest.mark.parametrize("params", [{"MR": 1, "NV": 1}, {"MR": 6, "NV": 3}, {"MR": 16, "NV": 1}], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_packed_cpu_other_tiles(device, rng, params, dtype):
+    """Tiles of other shapes; 37 x 45 x 29 leaves partial tiles at both edges of C."""
+    if dtype == np.float64 and not device.info.fp64:
+        pytest.skip(f"{device.id} has no fp64")
+    _run(device, rng, "packed_cpu", (37, 45, 29), dtype, **params)
+    _run(device, rng, "packed_cpu", (3, 200, 70), dtype, **params)
+
+
 @pytest.mark.parametrize("tile", [4, 8])
 def test_tiles_other_sizes(device, rng, tile):
     _run(device, rng, "tiles", (21, 19, 23), np.float32, TILE=tile)

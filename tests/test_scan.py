@@ -11,6 +11,8 @@ from parskel.algorithms.scans import scan_buffer
 from parskel.errors import DTypeError, LaunchError, ShapeError, VariantError
 
 VARIANTS = [v.name for v in registry.variants("scan")]
+SEED = ["hillis_steele", "blelloch", "recursive_blocks", "vector_blocks"]
+CPU = [name for name in VARIANTS if name.endswith("_cpu")]
 DTYPES = [np.int32, np.uint32, np.float32, np.int64, np.uint64, np.float64]
 SIZES = [0, 1, 2, 3, 5, 16, 17, 255, 256, 257, 1000, 4097, 6133, 70001]
 
@@ -86,6 +88,27 @@ def test_block_variants_at_other_work_group_sizes(device, rng, variant, wg):
                 raise
             pytest.skip(f"{device.id} refuses WG={wg} for this kernel: {exc}")
         assert_scan(got, x, True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("variant", CPU)
+def test_cpu_runs(device, rng, variant, dtype):
+    """One run, a few, and many short ones (runs are whole vectors of 64 bytes: 16 or 8
+    elements), around those sizes, inclusive and exclusive, in place and not."""
+    skip_without_fp64(device, dtype)
+    lanes = 64 // np.dtype(dtype).itemsize
+    for params in ({"groups_per_cu": 1}, {"groups_per_cu": 2, "min_run": 256}, {"groups_per_cu": 32, "min_run": 1}):
+        for n in [lanes - 1, lanes, lanes + 1, 5 * lanes + 3, 1000, 2049]:
+            x = sample(rng, dtype, n)
+            for inclusive in (False, True):
+                got = ps.scan(x, inclusive=inclusive, variant=variant, device=device, **params)
+                assert_scan(got, x, inclusive)
+        src = device.to_device(x)
+        dst = device.alloc(x.nbytes)
+        scan_buffer(device, src, dst, n, dtype, inclusive=True, variant=variant, **params)
+        out = np.empty_like(x)
+        device.download(dst, out)
+        assert_scan(out, x, True)
 
 
 @pytest.mark.parametrize("inclusive", [False, True], ids=["exclusive", "inclusive"])
@@ -171,10 +194,13 @@ def test_rejects_unknown_variant_and_parameters(device):
 
 def test_variants_are_registered():
     seeds = [v for v in registry.variants("scan") if v.seed.startswith("000")]
-    assert [v.name for v in seeds] == ["hillis_steele", "blelloch", "recursive_blocks", "vector_blocks"]
-    assert [v.name for v in seeds] + ["single_pass"] == VARIANTS
+    assert [v.name for v in seeds] == SEED == VARIANTS[:4]
+    assert "single_pass" in VARIANTS
     for v in seeds:
         assert v.seed.startswith("000 §4.") and [p.name for p in v.params] == ["WG"]
+    assert "two_level_cpu" in CPU
+    for name in CPU:
+        assert registry.get("scan", name).seed.startswith("beyond 000 §4")
 
 
 def test_record_splits_upload_kernel_download(device, rng):

@@ -15,6 +15,17 @@ VARIANTS = [v.name for v in ps.algorithms.variants("sort")]
 RADIX = [name for name in VARIANTS if name.startswith("radix")]
 STABLE = [v.name for v in ps.algorithms.variants("sort") if "stable" in v.tags]
 SEED = ["bitonic", "bitonic_fused", "radix", "radix_local", "radix_local_vec"]
+SEED_RADIX = [name for name in SEED if name.startswith("radix")]
+#: The CPU-shaped variants, also run with many short runs (min_run) so that small inputs cross
+#: the boundaries between work-groups.
+CPU = [name for name in VARIANTS if name.endswith("_cpu")]
+MANY_RUNS = {"groups_per_cu": 8, "min_run": 16}
+
+
+def with_many_runs(names: list[str]) -> list:
+    """``names`` with their defaults, and the CPU-shaped ones also split into many runs."""
+    cases = [pytest.param(name, {}, id=name) for name in names]
+    return cases + [pytest.param(name, MANY_RUNS, id=f"{name}-many_runs") for name in names if name in CPU]
 
 
 def fits(device, variant: str, n: int) -> bool:
@@ -42,8 +53,11 @@ def test_the_seed_variants_are_registered() -> None:
     for variant in ps.algorithms.variants("sort"):
         if variant.name in SEED:
             assert variant.seed.startswith("000 §5.2")
-        assert "work_group" in {p.name for p in variant.params}
+            assert "work_group" in {p.name for p in variant.params}
     assert set(RADIX) <= set(STABLE)
+    assert "radix8_cpu" in CPU
+    for name in CPU:
+        assert ps.algorithms.get("sort", name).seed.startswith("beyond 000 §5.2")
 
 
 def test_a_variant_refuses_more_keys_than_it_takes(device) -> None:
@@ -54,13 +68,13 @@ def test_a_variant_refuses_more_keys_than_it_takes(device) -> None:
 
 
 @pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_every_size(device, rng, variant, dtype) -> None:
+@pytest.mark.parametrize("variant, params", with_many_runs(VARIANTS))
+def test_every_size(device, rng, variant, params, dtype) -> None:
     sizes = SIZES + [int(s) for s in rng.integers(6, 3000, 3)]
     for n in (n for n in sizes if fits(device, variant, n)):
         keys = random_keys(rng, dtype, n)
         original = keys.copy()
-        out = ps.sort(keys, variant=variant, device=device)
+        out = ps.sort(keys, variant=variant, device=device, **params)
         assert out.dtype == keys.dtype and out.shape == keys.shape
         np.testing.assert_array_equal(out, np.sort(keys), err_msg=f"n={n}")
         np.testing.assert_array_equal(keys, original)
@@ -75,12 +89,12 @@ DISTRIBUTIONS = {
 }
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_key_distributions(device, rng, variant) -> None:
+@pytest.mark.parametrize("variant, params", with_many_runs(VARIANTS))
+def test_key_distributions(device, rng, variant, params) -> None:
     for dtype in KEY_DTYPES:
         for name, shape in DISTRIBUTIONS.items():
             keys = shape(rng, random_keys(rng, dtype, 3001))
-            out = ps.sort(keys, variant=variant, device=device)
+            out = ps.sort(keys, variant=variant, device=device, **params)
             np.testing.assert_array_equal(out, np.sort(keys), err_msg=f"{name} {np.dtype(dtype)}")
 
 
@@ -109,10 +123,10 @@ def extreme_keys(dtype, rng: np.random.Generator) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_extreme_values(device, rng, variant, dtype) -> None:
+@pytest.mark.parametrize("variant, params", with_many_runs(VARIANTS))
+def test_extreme_values(device, rng, variant, params, dtype) -> None:
     keys = extreme_keys(dtype, rng)
-    out = ps.sort(keys, variant=variant, device=device)
+    out = ps.sort(keys, variant=variant, device=device, **params)
     np.testing.assert_array_equal(out, np.sort(keys))
     if np.dtype(dtype) == np.float32:
         nans = np.isnan(out)
@@ -127,8 +141,8 @@ def test_extreme_values(device, rng, variant, dtype) -> None:
 VALUE_DTYPES = [np.int32, np.uint32, np.float32]
 
 
-@pytest.mark.parametrize("variant", STABLE)
-def test_key_value_sort_is_stable(device, rng, variant) -> None:
+@pytest.mark.parametrize("variant, params", with_many_runs(STABLE))
+def test_key_value_sort_is_stable(device, rng, variant, params) -> None:
     sizes = [0, 1, 2, 17, 257, 4096, 4097, int(rng.integers(100, 3000))]
     for n in (n for n in sizes if fits(device, variant, n)):
         for dtype, value_dtype in zip(KEY_DTYPES, VALUE_DTYPES):
@@ -137,7 +151,7 @@ def test_key_value_sort_is_stable(device, rng, variant) -> None:
                 keys[rng.integers(0, n, 3)] = np.nan
             values = rng.permutation(n).astype(value_dtype)
             original = (keys.copy(), values.copy())
-            out_keys, out_values = ps.sort(keys, values, variant=variant, device=device)
+            out_keys, out_values = ps.sort(keys, values, variant=variant, device=device, **params)
             order = np.argsort(keys, kind="stable")
             np.testing.assert_array_equal(out_keys, keys[order], err_msg=f"n={n}")
             assert out_values.dtype == values.dtype
@@ -146,7 +160,7 @@ def test_key_value_sort_is_stable(device, rng, variant) -> None:
             np.testing.assert_array_equal(values, original[1])
 
 
-@pytest.mark.parametrize("variant", RADIX)
+@pytest.mark.parametrize("variant", SEED_RADIX)
 def test_tunables(device, rng, variant) -> None:
     keys = random_keys(rng, np.uint32, 5000)
     values = np.arange(5000, dtype=np.int32)
@@ -155,6 +169,20 @@ def test_tunables(device, rng, variant) -> None:
         order = np.argsort(keys, kind="stable")
         np.testing.assert_array_equal(out_keys, keys[order])
         np.testing.assert_array_equal(out_values, values[order])
+
+
+@pytest.mark.parametrize("variant", CPU)
+def test_cpu_runs(device, rng, variant) -> None:
+    """One run, four, and 63 short ones, with values: few distinct keys, so that equal keys
+    cross the runs' boundaries and stability across work-groups is checked."""
+    n = 1000
+    keys = rng.integers(0, 5, n).astype(np.uint32) * np.uint32(0x01010101)
+    values = np.arange(n, dtype=np.float32)
+    order = np.argsort(keys, kind="stable")
+    for params in ({"groups_per_cu": 1}, {"groups_per_cu": 2, "min_run": 256}, {"groups_per_cu": 32, "min_run": 1}):
+        out_keys, out_values = ps.sort(keys, values, variant=variant, device=device, **params)
+        np.testing.assert_array_equal(out_keys, keys[order], err_msg=str(params))
+        np.testing.assert_array_equal(out_values, values[order], err_msg=str(params))
 
 
 @pytest.mark.parametrize("fuse", [2, 4, 8])

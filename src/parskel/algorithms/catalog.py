@@ -2,4 +2,4 @@
 variants first, in the seed's order, then those that go beyond it."""
 
 from . import basics, matmuls, scans, sorts  # noqa: F401, I001
-from . import onesweep, single_pass, xgemm  # noqa: F401
+from . import matmuls_cpu, onesweep, scans_cpu, single_pass, sorts_cpu, xgemm  # noqa: F401

@@ -72,19 +72,6 @@ def download_keys(device: Device, buffer: Buffer, keys: Any) -> Any:
     return out
 
 
-def staged(device: Device, array: Any) -> Buffer:
-    """A buffer kernels read ``array`` from: the host array itself on a device that shares host
-    memory, else a copy (uploaded, or copied on the GPU for a CUDA array). Never written."""
-    return device.host_buffer(array) if isinstance(array, np.ndarray) else device.to_device(array)
-
-
-def result_buffer(device: Device, like: Any) -> tuple[Buffer, Any]:
-    """A new array of ``like``'s kind, shape and dtype, and the buffer kernels fill it through
-    (read back with ``device.download(buffer, array)``)."""
-    out = np.empty_like(like)
-    return (device.host_buffer(out, upload=False) if isinstance(out, np.ndarray) else device.alloc(out.nbytes)), out
-
-
 def _transform(device: Device, kernel_name: str, buffer: Buffer, n: int, dtype: np.dtype) -> None:
     kind = KEY_KINDS[np.dtype(dtype)]
     if kind == 0 or n == 0:

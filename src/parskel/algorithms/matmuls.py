@@ -52,7 +52,7 @@ def _check_local(device: Device, variant: str, elements: int, dtype: np.dtype) -
         )
 
 
-def _trivial(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+def trivial_product(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """The product when there is nothing to compute (an empty side, or an empty shared one)."""
     (m, k), n = a.shape, b.shape[1]
     if m == 0 or n == 0 or k == 0:
@@ -94,7 +94,7 @@ def _trimmed(
 def run_naive(device: Device, a: np.ndarray, b: np.ndarray, *, GROUP: int = 16) -> np.ndarray:
     """Seed 000 §3.2: one element of C per work-item; no padding, a bounds check instead."""
     ctype = _prepare(device, a, b)
-    done = _trivial(a, b)
+    done = trivial_product(a, b)
     if done is not None:
         return done
     (m, k), n = a.shape, b.shape[1]
@@ -120,7 +120,7 @@ def run_naive(device: Device, a: np.ndarray, b: np.ndarray, *, GROUP: int = 16) 
 def run_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16) -> np.ndarray:
     """Seed 000 §3.3: TILE x TILE tiles of A and B staged in local memory."""
     ctype = _prepare(device, a, b)
-    done = _trivial(a, b)
+    done = trivial_product(a, b)
     if done is not None:
         return done
     _check_local(device, "tiles", _tiles_elements(TILE), a.dtype)
@@ -133,7 +133,7 @@ def run_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16) -
 def run_blocks(device: Device, a: np.ndarray, b: np.ndarray, *, WIDTH: int = 4, GROUP: int = 16) -> np.ndarray:
     """Seed 000 §3.4: a WIDTH x WIDTH block of C per work-item, from vector loads."""
     ctype = _prepare(device, a, b)
-    done = _trivial(a, b)
+    done = trivial_product(a, b)
     if done is not None:
         return done
     kernel = device.program("matmul/blocks.cl", {"T": ctype, "WIDTH": WIDTH}).kernel("matmul_blocks")
@@ -158,7 +158,7 @@ def run_blocks(device: Device, a: np.ndarray, b: np.ndarray, *, WIDTH: int = 4, 
 def run_blocks_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16, WIDTH: int = 4) -> np.ndarray:
     """Seed 000 §3.5: tiles of TILE x TILE blocks (of WIDTH x WIDTH) in local memory."""
     ctype = _prepare(device, a, b)
-    done = _trivial(a, b)
+    done = trivial_product(a, b)
     if done is not None:
         return done
     _check_local(device, "blocks_tiles", _blocks_tiles_elements(TILE, WIDTH), a.dtype)

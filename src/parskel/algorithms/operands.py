@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import Device
+from ..runtime import Buffer, Device
 from ..runtime import device as select_device
 from ..runtime.arrays import cuda_ordinal, host_copy, is_device_array, returner
 
@@ -38,3 +38,16 @@ def _converted(dev: Device, array: Any, keep_on_device: bool) -> Any:
     if not is_device_array(array):
         return np.asarray(array)
     return dev.wrap(array)[1] if keep_on_device else host_copy(array)
+
+
+def staged(device: Device, array: Any) -> Buffer:
+    """A buffer kernels read ``array`` from: the host array itself on a device that shares host
+    memory, else a copy (uploaded, or copied on the GPU for a CUDA array). Never written."""
+    return device.host_buffer(array) if isinstance(array, np.ndarray) else device.to_device(array)
+
+
+def result_buffer(device: Device, like: Any, shape: tuple[int, ...] | None = None) -> tuple[Buffer, Any]:
+    """A new array of ``like``'s kind and dtype (and shape, unless ``shape`` is given), and the
+    buffer kernels fill it through (read back with ``device.download(buffer, array)``)."""
+    out = np.empty_like(like, order="C", shape=shape)
+    return (device.host_buffer(out, upload=False) if isinstance(out, np.ndarray) else device.alloc(out.nbytes)), out

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from ..errors import DTypeError, ShapeError, VariantError, boolean
+from ..errors import DTypeError, ShapeError, boolean
 from ..runtime import Buffer, Device, Program, c_type, round_to_multiple, round_to_power_of_two
 from . import registry
 from .operands import prepare
@@ -111,23 +111,20 @@ def scan_buffer(
     dtype: DTypeLike,
     *,
     inclusive: bool = False,
-    variant: str = "vector_blocks",
+    variant: str | None = None,
     **params: int,
 ) -> None:
     """Enqueue the scan of the first ``n`` elements of ``src`` into ``dst``; does not wait.
 
     ``dtype`` is the element type of both buffers. ``dst`` may be ``src`` (an in-place scan)
-    with every variant; elements of ``dst`` beyond ``n`` are left alone. Temporary buffers are
+    with every variant; elements of ``dst`` beyond ``n`` are left alone. ``variant`` names one
+    of ``parskel.algorithms.variants("scan")``; by default the fastest known for the device
+    that can run there with ``params`` is used, as in :func:`scan`. Temporary buffers are
     allocated as needed and released once the enqueued commands are done with them.
     Raises before enqueueing anything: :class:`ShapeError` if a buffer is smaller than ``n``
     elements, :class:`DTypeError`, or :class:`VariantError` for an unknown variant or
     parameter or one the device cannot run.
     """
-    chosen = registry.get("scan", variant)
-    values = chosen.resolve(params)
-    unmet = chosen.unmet(device, values)
-    if unmet:
-        raise VariantError(f"scan/{variant} cannot run on {device.id}: {'; '.join(unmet)}")
     kt = kernel_dtype(dtype, device)
     n = int(n)
     if not 0 <= n <= MAX_ELEMENTS:
@@ -135,8 +132,12 @@ def scan_buffer(
     for name, buf in (("src", src), ("dst", dst)):
         if buf.nbytes < n * kt.itemsize:
             raise ShapeError(f"{name} holds {buf.nbytes} bytes, fewer than {n} {np.dtype(dtype)} elements")
-    if n:
-        _ENQUEUE[variant](device, src, dst, n, kt, inclusive, **values)
+
+    def enqueue(chosen: Variant, values: dict[str, int]) -> None:
+        if n:
+            _ENQUEUE[chosen.name](device, src, dst, n, kt, inclusive, **values)
+
+    registry.dispatch("scan", device, variant, params, enqueue)
 
 
 def _checked(x: Any) -> Any:

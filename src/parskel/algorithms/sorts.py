@@ -19,8 +19,8 @@ import numpy as np
 from ..errors import ShapeError, VariantError
 from ..runtime import Buffer, Device, round_to_multiple, round_to_power_of_two
 from . import registry
-from .keys import KEY_KINDS, PAD, check_keys, check_values, download_keys, result_buffer, staged, upload_keys
-from .operands import prepare
+from .keys import KEY_KINDS, PAD, check_keys, check_values, download_keys, upload_keys
+from .operands import prepare, result_buffer, staged
 from .registry import Param, Requirement, Variant, register
 from .scans import scan_buffer
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import VariantError
 from ..runtime import Buffer, Device, round_to_multiple
 from ..runtime.traits import aligned
-from .matmuls import _prepare, _trimmed, _trivial
+from .matmuls import _prepare, _trimmed, trivial_product
 from .registry import Param, Requirement, Variant, register
 
 
@@ -50,7 +50,7 @@ def run_xgemm(
 ) -> Any:
     """``a @ b`` with the register-tiled kernel; see the module's docstring."""
     ctype = _prepare(device, a, b)
-    done = _trivial(a, b)
+    done = trivial_product(a, b)
     if done is not None:
         return done
     item = a.dtype.itemsize

@@ -21,6 +21,15 @@
 #define PS_LOCAL_PARAM __local
 #endif
 
+/* PS_PREFETCH_WRITE(p): a hint that *p is written soon. A CPU compiler turns it into a
+ * prefetch for writing, which keeps scattered stores from waiting for their cache lines;
+ * elsewhere it is nothing. It never faults, so p may point past the end of a buffer. */
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define PS_PREFETCH_WRITE(p) __builtin_prefetch((p), 1, 3)
+#else
+#define PS_PREFETCH_WRITE(p)
+#endif
+
 #define PS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define PS_MAX(a, b) ((a) > (b) ? (a) : (b))
 
