@@ -35,7 +35,7 @@ import numpy as np
 
 from ..algorithms.keys import KEY_KINDS, check_keys
 from ..algorithms.registry import Param, Requirement, Variant, register
-from ..containers import Vector, struct
+from ..containers import Container, Vector, struct
 from ..runtime import Device
 from ..skeletons import Map, MapArray, Scan, Zip
 
@@ -145,7 +145,12 @@ def _coder(block: int, kind: int, decode: bool) -> Map:
     return Map(f"{K} code({K} b) {{\n    {loop}\n    return b;\n}}")
 
 
-def _blocks(device: Device, array: Any, n: int, blocks: int, dtype: np.dtype, pad: int) -> Vector:
+def _made(result: Container | None) -> Container:
+    assert result is not None  # a user function that returns a value gives a container
+    return result
+
+
+def _blocks(device: Device, array: Any, n: int, blocks: int, dtype: np.dtype, pad: int) -> Container:
     """A Vector of ``blocks`` key blocks holding ``array``'s 4-byte elements and then ``pad``."""
     if isinstance(array, np.ndarray):
         flat = np.full(blocks * dtype.itemsize // 4, pad, dtype=np.uint32)
@@ -159,7 +164,7 @@ def _blocks(device: Device, array: Any, n: int, blocks: int, dtype: np.dtype, pa
     return out
 
 
-def _unblocked(device: Device, blocks: Vector, like: Any) -> Any:
+def _unblocked(device: Device, blocks: Container, like: Any) -> Any:
     """The first ``like.size`` elements of ``blocks`` as a new array of ``like``'s kind and dtype."""
     n = like.size
     if isinstance(like, np.ndarray):
@@ -177,10 +182,10 @@ def _sort(style: str) -> Any:
         steps = _steps(block, digit_bits)
         kind = KEY_KINDS[np.dtype(keys.dtype)]
         count = -(-n // block)
-        data = _blocks(device, keys, n, count, steps.keys, _PAD[kind])
+        data: Container = _blocks(device, keys, n, count, steps.keys, _PAD[kind])
         if kind:
-            data = _coder(block, kind, decode=False)(data)
-        other = Vector.empty(count, steps.keys, device=device)
+            data = _made(_coder(block, kind, decode=False)(data))
+        other: Container = Vector.empty(count, steps.keys, device=device)
         moved = None if values is None else [_blocks(device, values, n, count, steps.keys, 0)]
         if moved is not None:
             moved.append(Vector.empty(count, steps.keys, device=device))
@@ -188,10 +193,10 @@ def _sort(style: str) -> Any:
         sources = Vector.empty(count, steps.keys, device=device) if style == "skepu" else None
         for shift in range(0, 32, digit_bits):
             bits = np.uint32(shift)
-            raw = steps.histogram(data, bits)
+            raw = _made(steps.histogram(data, bits))
             scanned, _ = steps.scan(raw)
-            starts = steps.starts(last, scanned, raw)
-            positions = steps.fix(scanned, starts)
+            starts = _made(steps.starts(last, scanned, raw))
+            positions = _made(steps.fix(scanned, starts))
             if style == "skelcl":
                 if moved is None:
                     steps.permute(data, positions, other, bits)
@@ -199,7 +204,7 @@ def _sort(style: str) -> Any:
                     steps.permute_values(data, moved[0], positions, other, moved[1], bits)
             else:
                 assert sources is not None
-                targets = steps.targets(data, positions, bits)
+                targets = _made(steps.targets(data, positions, bits))
                 steps.sources(targets, sources)
                 steps.gather(sources, data, out=other)
                 if moved is not None:
@@ -208,7 +213,7 @@ def _sort(style: str) -> Any:
             if moved is not None:
                 moved.reverse()
         if kind:
-            data = _coder(block, kind, decode=True)(data)
+            data = _made(_coder(block, kind, decode=True)(data))
         out = _unblocked(device, data, keys)
         return out if moved is None else (out, _unblocked(device, moved[0], values))
 
