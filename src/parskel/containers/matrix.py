@@ -30,6 +30,7 @@ class Matrix(Container):
         shape: tuple[int, int] | None = None,
         device: Device | str | None = None,
         copy: bool = True,
+        distribution: Any = None,
     ) -> None:
         super().__init__(data, dtype=dtype, shape=shape, device=device, copy=copy)
 

@@ -30,5 +30,6 @@ class Vector(Container):
         size: int | None = None,
         device: Device | str | None = None,
         copy: bool = True,
+        distribution: Any = None,
     ) -> None:
         super().__init__(data, dtype=dtype, shape=None if size is None else (size,), device=device, copy=copy)
