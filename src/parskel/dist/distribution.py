@@ -111,6 +111,18 @@ class Distribution:
 
         return run(skeleton, call, args, kwargs)
 
+    def sort(self, keys: Any, values: Any = None, **options: Any) -> Any:
+        """``ps.sort`` of keys of this distribution (:mod:`parskel.dist.algorithms`)."""
+        from .algorithms import sort
+
+        return sort(keys, values, **options)
+
+    def scan(self, x: Any, **options: Any) -> Any:
+        """``ps.scan`` of an array of this distribution (:mod:`parskel.dist.algorithms`)."""
+        from .algorithms import scan
+
+        return scan(x, **options)
+
     def __repr__(self) -> str:
         where = ", ".join(d.id if d is not None else f"rank {r}" for d, r in zip(self.devices, self.owners))
         extra = f", halo={self.halo}" if self.kind == "overlap" else ""
