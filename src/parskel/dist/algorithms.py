@@ -92,7 +92,7 @@ def sort(
         pieces[k] = [mine[bounds[j] : bounds[j + 1]] for j in range(parts)]
         if moved_values is not None:
             pieces[k] += [moved_values[bounds[j] : bounds[j + 1]] for j in range(parts)]
-    received = _exchange(dist, pieces, 2 if values is not None else 1, keys.dtype, values.dtype if values else None)
+    received = _exchange(dist, pieces, 2 if values is not None else 1, keys.dtype, values.dtype if values is not None else None)
 
     def merge(j: int) -> Any:
         got_keys, got_values = received[j]

@@ -203,10 +203,11 @@ def _shifted(sk: Any, fn: UserFunction | None) -> tuple[Any, bool]:
 
 
 def _first_index(fn: UserFunction | None, start_row: int, shape: tuple[int, ...]) -> np.uint32:
-    """What the shifted function adds: the first row (two indices) or the first element."""
+    """What the shifted function adds: the first row (two indices) or the first element; modulo
+    2^32, as the kernel adds it (a wrapped halo starts before row 0, and its rows are dropped)."""
     if fn is not None and len(fn.index_positions) < 2 and len(shape) == 2:
-        return np.uint32(start_row * shape[1])
-    return np.uint32(start_row)
+        return np.uint32(start_row * shape[1] % 2**32)
+    return np.uint32(start_row % 2**32)
 
 
 # element-wise --------------------------------------------------------------------------------
@@ -218,7 +219,7 @@ def _elementwise(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwarg
         return _generate(sk, call, args, kwargs)
     inputs, extras = args[:count], args[count:]
     out = kwargs.get("out")
-    lead = _distributed(inputs) or _distributed([out])
+    lead = _distributed([*inputs, out])
     if lead is None:
         raise ShapeError(
             f"{sk.name}: an extra argument is distributed but the inputs are not; "
