@@ -109,19 +109,32 @@ class Distribution:
         """Run a skeleton call whose arguments include a container of this distribution."""
         from .calls import run
 
-        return run(skeleton, call, args, kwargs)
+        return self._agreed(lambda: run(skeleton, call, args, kwargs))
 
     def sort(self, keys: Any, values: Any = None, **options: Any) -> Any:
         """``ps.sort`` of keys of this distribution (:mod:`parskel.dist.algorithms`)."""
         from .algorithms import sort
 
-        return sort(keys, values, **options)
+        return self._agreed(lambda: sort(keys, values, **options))
 
     def scan(self, x: Any, **options: Any) -> Any:
         """``ps.scan`` of an array of this distribution (:mod:`parskel.dist.algorithms`)."""
         from .algorithms import scan
 
-        return scan(x, **options)
+        return self._agreed(lambda: scan(x, **options))
+
+    def _agreed(self, work: Any) -> Any:
+        """``work()``; over several processes, an error that only this one met is made known to
+        the others (which raise too) instead of leaving them waiting in a collective."""
+        if self.comm.size == 1:
+            return work()
+        try:
+            return work()
+        except Exception as exc:
+            if getattr(exc, "agreed", False):
+                raise
+            self.comm.agree(exc)
+            raise
 
     def __repr__(self) -> str:
         where = ", ".join(d.id if d is not None else f"rank {r}" for d, r in zip(self.devices, self.owners))
