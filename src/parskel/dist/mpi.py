@@ -11,9 +11,12 @@ memory. Run a program on every rank, e.g. ``mpiexec -n 4 python examples/mpi_sor
 Every rank makes the same calls in the same order. A rank whose part fails raises its error
 and every other rank raises :class:`ParskelError` naming it, instead of waiting for it.
 
->>> from parskel.dist import mpi                       # doctest: +SKIP
->>> keys = mpi.vector(np.random.default_rng(mpi.world().rank).integers(0, 99, 1000, np.uint32))
->>> ps.sort(keys).local()                              # this rank's part, sorted after the others'
+In a program that every rank runs::
+
+    from parskel.dist import mpi
+    mine = np.random.default_rng(mpi.world().rank).integers(0, 99, 1000, np.uint32)
+    ordered = ps.sort(mpi.vector(mine))   # a Vector with a part on each rank
+    mpi.local(ordered)                    # this rank's keys, all after the previous rank's
 """
 
 from __future__ import annotations
