@@ -165,7 +165,8 @@ def _table(rows: list[dict[str, Any]]) -> str:
                 cells.append(f"{seconds * 1e3:.2f} ms ({figure:.1f} {unit})")
             else:
                 cells.append("-")
-        lines.append(f"| {row['scaling']} | {row['parts']} | {row['n']:,} | {row['subject']} | " + " | ".join(cells) + " |")
+        head = f"| {row['scaling']} | {row['parts']} | {row['n']:,} | {row['subject']} | "
+        lines.append(head + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -218,7 +219,8 @@ def main() -> int:
                         print(f"Dask skipped: {exc}", flush=True)
                         args.dask = False
                     else:
-                        rows.append({"scaling": scaling, "parts": parts, "n": n, "subject": f"Dask, {parts} threads", "results": found})
+                        peer = f"Dask, {parts} threads"
+                        rows.append({"scaling": scaling, "parts": parts, "n": n, "subject": peer, "results": found})
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"{name}.json").write_text(json.dumps(rows, indent=2))
     (args.out / f"{name}.md").write_text(_table(rows))
