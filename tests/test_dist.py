@@ -13,6 +13,7 @@ import pytest
 
 import parskel as ps
 from parskel.errors import BackendUnavailableError, ShapeError
+from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
 
 
 def _split(device: ps.Device) -> list[ps.Device]:
@@ -232,3 +233,42 @@ def test_a_gpu_and_a_cpu_together(rng) -> None:
     v = ps.Vector(x, distribution=ps.dist.block([gpu, cpu], weights="speed"))
     assert ps.Reduce(lambda a, b: a + b, identity=0)(ps.Map(lambda a: a % 7)(v)) == (x % 7).sum()
     np.testing.assert_array_equal(ps.sort(v).numpy(), np.sort(x))
+
+
+def test_blocks_sized_by_speed_and_rows_read_alone(pair) -> None:
+    dist = ps.dist.block(pair, weights="speed")
+    assert len(dist.weights) == 2 and all(w > 0 for w in dist.weights)
+    v = ps.Vector(np.arange(1000, dtype=np.int32), distribution=dist)
+    assert sum(p.size for p in v.parts.values()) == 1000
+    np.testing.assert_array_equal(v.numpy(), np.arange(1000))
+    part = ps.Map(lambda a: a + 1)(v.parts[0])  # valid on the device only
+    np.testing.assert_array_equal(part.read_rows(2, 5), [3, 4, 5])
+    np.testing.assert_array_equal(ps.Vector(np.arange(9, dtype=np.int16)).read_rows(7, 9), [7, 8])
+
+
+@pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
+def test_the_wrapped_user_functions_compile_with_nvrtc(monkeypatch) -> None:
+    """The functions made for parts (the first index added, a scan's carry) compile as CUDA."""
+    pair = _split(ps.device("cpu"))
+    captured = []
+    for dev in pair:
+        build = dev.build
+
+        def capture(source, *args, build=build, **kwargs):
+            captured.append(source)
+            return build(source, *args, **kwargs)
+
+        monkeypatch.setattr(dev, "build", capture)
+    v = ps.Vector(np.arange(10, dtype=np.int32), distribution=ps.dist.block(pair))
+    m = ps.Matrix(np.ones((6, 3), np.float32), distribution=ps.dist.block(pair))
+    ps.Map("int f(int x, ps_index i, int s) { return x * s + (int)i; }")(v, 2)
+    ps.MapOverlap("float f(const float *w, ps_index r, ps_index c) { return ps_get(w, 1, 0) + r + c; }")(m)
+    ps.Scan("int mul3(int a, int b, int m) { return (a + b) % m; }", identity=0)(v, 7)
+    ps.AllPairs(
+        "float z(float a, float b, ps_index r) { return a * b + r; }", "float add(float x, float y) { return x + y; }"
+    )(m, ps.Matrix(np.ones((3, 2), np.float32)))
+    wrapped = [s for s in captured if "parskel_" in s.text]
+    assert len(wrapped) >= 4
+    for source in wrapped:
+        log, ptx = nvrtc_build(source)
+        assert ".entry" in ptx, log

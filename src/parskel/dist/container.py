@@ -64,8 +64,6 @@ class Distributed(Container):
 
     # made from parts ---------------------------------------------------------------------
     def _describe(self, shape: tuple[int, ...], dtype: np.dtype, distribution: Distribution) -> None:
-        if distribution.kind == "single" and len(distribution.local()) == 0 and distribution.comm.size == 1:
-            raise ShapeError("a single distribution needs a device in this process")
         self._shape = tuple(shape)
         self._size = int(np.prod(shape, dtype=np.int64))
         self._dtype = np.dtype(dtype)
@@ -152,6 +150,8 @@ class Distributed(Container):
         return whole
 
     def numpy(self, *, writable: bool = False) -> np.ndarray:
+        """The whole container gathered from its parts; ``writable=True`` gives a copy, whose
+        changes stay in it (assign elements with ``[]`` to change the container)."""
         view = self.to_host()
         return view.copy() if writable else view
 
