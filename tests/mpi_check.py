@@ -44,6 +44,11 @@ for n in (0, 1, 5, 1001):
         check(keys_d.numpy(), np.sort(keys), "sort")
         check(index_d.numpy(), np.argsort(keys, kind="stable"), "sort values, stably")
         check(ps.scan(v).numpy(), np.cumsum(x) - x, "ps.scan")
+        order = rng.permutation(n).astype(np.uint32)
+        scattered = ps.Scatter(lambda a: a * 2)(v, ps.Vector(order, distribution=dist))
+        want = np.zeros(n, np.int32)
+        want[order] = x * 2
+        check(scattered.numpy(), want, "Scatter")
 
 m = rng.integers(0, 9, (9, 4)).astype(np.int32)
 matrix = ps.Matrix(m, distribution=mpi.block())

@@ -127,6 +127,18 @@ def test_matrices_all_pairs_generate_and_gathers(pair, rng, kind) -> None:
     np.testing.assert_array_equal(ps.Gather()(ps.Vector(values), placed).numpy(), values[positions])
     looked_up = ps.MapArray(lambda p, table: table[p])(placed, ps.Vector(values))
     np.testing.assert_array_equal(looked_up.numpy(), values[positions])
+    targets = rng.permutation(40)[:31].astype(np.uint32)  # distinct: no write races
+    moved = ps.Vector(positions.astype(np.int32), distribution=dist)
+    scatter = ps.Scatter("int f(int x, ps_index i, int s) { return x * s + (int)i; }")
+    got = scatter(moved, ps.Vector(targets, distribution=dist), 3, size=40)
+    np.testing.assert_array_equal(
+        got.numpy(), scatter(ps.Vector(positions.astype(np.int32)), ps.Vector(targets), 3, size=40).numpy()
+    )
+    into = ps.Vector(np.full(40, -1, np.int32), distribution=ps.dist.block(pair, weights=[3, 1]))
+    ps.Scatter()(moved, ps.Vector(targets), out=into)
+    want = np.full(40, -1, np.int32)
+    want[targets] = positions
+    np.testing.assert_array_equal(into.numpy(), want)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -212,8 +224,8 @@ def test_mixed_and_bad_placements(pair, rng) -> None:
         ps.Zip(lambda p, q: p + q)(a, elsewhere)
     with pytest.raises(ShapeError, match="shape"):
         ps.Zip(lambda p, q: p + q)(a, ps.Vector(x[:10]))
-    with pytest.raises(ShapeError, match="Scatter"):
-        ps.Scatter()(a, ps.Vector(np.arange(50, dtype=np.uint32), distribution=ps.dist.block(pair)))
+    with pytest.raises(ShapeError, match="outside"):
+        ps.Scatter()(a, ps.Vector(np.arange(50, dtype=np.uint32) + 1, distribution=ps.dist.block(pair)))
     with pytest.raises(ShapeError, match="distributed over 2 parts"):
         a.to_device()
     with pytest.raises(ShapeError, match="no device"):

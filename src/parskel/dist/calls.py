@@ -3,6 +3,8 @@ part, each with its device's queue), and the parts' results are combined.
 
 - Map, Zip, MapArray, Generate, Gather: each part alone; a user function's ``ps_index`` gets
   the element's index in the whole container (a wrapper adds the part's first index).
+- Scatter: each part applies the user function to its values and sends them with their
+  positions to the parts of the result that own those positions, which scatter them.
 - Reduce, MapReduce: each part reduces its rows; the partial results, in part order, are
   reduced again with the same operator (over MPI, gathered from every rank first).
 - Scan: each part scans its rows; an exclusive Scan of the parts' totals gives each part the
@@ -31,7 +33,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from ..containers import Container, Vector
-from ..errors import ShapeError, UserFunctionError
+from ..errors import DTypeError, ShapeError, UserFunctionError
 from ..skeletons import AllPairs, Gather, Generate, Map, MapArray, MapOverlap, MapReduce, Reduce, Scan, Scatter, Zip
 from ..skeletons.base import Skeleton
 from ..skeletons.userfn import Param, UserFunction
@@ -280,10 +282,7 @@ def _generate(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: 
 
 def _gather(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if isinstance(sk, Scatter):
-        raise ShapeError(
-            "Scatter writes anywhere in its result, so it does not run on distributed containers; "
-            "read the positions with numpy() and scatter on one device, or use Gather (its inverse)"
-        )
+        return _scatter(sk, args, kwargs)
     values, positions, extras = args[0], args[1], args[2:]
     out = kwargs.get("out")
     lead = positions if isinstance(positions, Distributed) else None
@@ -308,6 +307,115 @@ def _gather(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: di
         return out
     dtype = next(iter(parts.values())).dtype if parts else whole.dtype
     return Distributed.from_parts(Vector, lead.shape, dtype, dist, parts, halo_ok=lead.halo_valid)
+
+
+def _scatter(sk: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Each part applies the user function to its values, sends each value with its position to
+    the part of the result that owns the position, and every part scatters what it received."""
+    values, positions, extras = args[0], args[1], args[2:]
+    out = kwargs.get("out")
+    lead = next((c for c in (values, positions) if isinstance(c, Distributed)), None)
+    if lead is None:
+        raise ShapeError("Scatter: an extra argument is distributed but the values and positions are not")
+    if lead.ndim != 1 or not isinstance(values, Container) or not isinstance(positions, Container):
+        raise ShapeError("Scatter: values and positions must be Vectors")
+    if positions.dtype.kind not in "iu":
+        raise DTypeError(f"Scatter: positions must be integers, not {positions.dtype}")
+    if len(positions) != len(values):
+        raise ShapeError(f"Scatter: each value needs one position; got {len(values)} values and {len(positions)}")
+    dist = _blocks_only(lead).distribution
+    vals, pos = aligned(values, dist, "Scatter: values"), aligned(positions, dist, "Scatter: positions")
+    mapped: Distributed = vals
+    if sk.fn is not None:
+        apply = derived(sk, "apply", lambda: Map(sk.fn.source))
+        mapped = cast(Distributed, apply(vals, *extras))
+    elif extras:
+        raise UserFunctionError("Scatter without a user function takes no extra arguments")
+    if out is not None:
+        if not isinstance(out, Distributed) or out.distribution.kind == "copy" or out.distribution.comm is not dist.comm:
+            raise ShapeError("Scatter: out must be distributed in blocks (or single) among the same processes")
+        result = out
+    else:
+        size = kwargs.get("size")
+        size = len(values) if size is None else size
+        result = type(lead)(size=size, dtype=mapped.dtype, distribution=dist.with_kind("block"))
+    target = result.distribution
+    rows = result.shape[0]
+    owned, held = target.ranges(rows), target.stored(rows)
+    starts = np.array([lo for lo, _ in owned])
+    senders = [0] if dist.kind == "copy" else list(range(dist.parts))
+
+    def cut(k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        if k not in senders:
+            return [(np.empty(0, np.uint32), np.empty(0, mapped.dtype))] * target.parts
+        where = pos._parts[k].numpy().astype(np.int64)
+        if where.size and (where.min() < 0 or where.max() >= rows):
+            raise ShapeError(f"Scatter: a position lies outside 0..{rows - 1}")
+        owner = np.searchsorted(starts, where, side="right") - 1
+        order = np.argsort(owner, kind="stable")
+        bounds = np.searchsorted(owner[order], np.arange(target.parts + 1))
+        given = mapped._parts[k].numpy()
+        return [
+            (
+                (where[order[bounds[j] : bounds[j + 1]]] - held[j][0]).astype(np.uint32),
+                given[order[bounds[j] : bounds[j + 1]]],
+            )
+            for j in range(target.parts)
+        ]
+
+    pieces = each(dist, cut)
+    received = _deliver(dist, target, pieces, mapped.dtype)
+    plain = derived(sk, "plain", Scatter)
+
+    def place(j: int) -> None:
+        where, given = received[j]
+        if where.size:
+            part = result._parts[j]
+            plain(Vector(given, device=part.device), Vector(where, device=part.device), out=cast(Vector, part))
+
+    each(target, place)
+    result._halo_ok = target.kind != "overlap"
+    return result
+
+
+def _deliver(
+    source: Distribution, target: Distribution, pieces: dict[int, list[tuple[np.ndarray, np.ndarray]]], dtype: np.dtype
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Piece j of every source part to target part j: (positions, values), in source part order."""
+    comm = source.comm
+    mine = target.local()
+    if comm.size == 1:
+        return {
+            j: (
+                np.concatenate([pieces[k][j][0] for k in sorted(pieces)]),
+                np.concatenate([pieces[k][j][1] for k in sorted(pieces)]),
+            )
+            for j in mine
+        }
+    outgoing: list[list[np.ndarray]] = [[] for _ in range(comm.size)]
+    counts = {}
+    for k in sorted(pieces):
+        for j in range(target.parts):
+            where, given = pieces[k][j]
+            counts[(k, j)] = len(where)
+            outgoing[target.owners[j]] += [where.view(np.uint8), np.ascontiguousarray(given).view(np.uint8)]
+    every: dict[tuple[int, int], int] = {}
+    for found in comm.allgather(counts):
+        every.update(found)
+    arrived = comm.alltoall([np.concatenate(o) if o else np.empty(0, np.uint8) for o in outgoing])
+    result: dict[int, tuple[list[np.ndarray], list[np.ndarray]]] = {j: ([], []) for j in mine}
+    for rank in range(comm.size):
+        data, at = arrived[rank], 0
+        for k in (k for k in range(source.parts) if source.owners[k] == rank):
+            for j in range(target.parts):
+                if target.owners[j] != comm.rank:
+                    continue
+                n = every.get((k, j), 0)
+                result[j][0].append(data[at : at + 4 * n].view(np.uint32))
+                at += 4 * n
+                result[j][1].append(data[at : at + n * dtype.itemsize].view(dtype))
+                at += n * dtype.itemsize
+    return {j: (np.concatenate(w), np.concatenate(g)) for j, (w, g) in result.items()}
 
 
 # reductions and scans ------------------------------------------------------------------------
