@@ -94,7 +94,9 @@ def scan(
     inclusive = boolean(inclusive, "scan: inclusive")
     placed = getattr(x, "distribution", None)
     if placed is not None:  # a distributed container (parskel.dist): scanned part by part
-        return placed.scan(x, inclusive=inclusive, variant=variant, device=device, **params)
+        return placed.scan(
+            x, inclusive=inclusive, variant=variant, device=device, max_device_memory=max_device_memory, **params
+        )
     dev, (given,), returned = prepare(device, x)
     arr = _checked(given)
     kernel_dtype(arr.dtype, dev)

@@ -67,7 +67,7 @@ def sort(
     """
     placed = getattr(keys, "distribution", None)
     if placed is not None:  # a distributed container (parskel.dist): sorted across its parts
-        return placed.sort(keys, values, variant=variant, device=device, **params)
+        return placed.sort(keys, values, variant=variant, device=device, max_device_memory=max_device_memory, **params)
     lists = (not hasattr(keys, "dtype"), values is not None and not hasattr(values, "dtype"))
     dev, (keys, values), returned = prepare(device, keys, values)
     keys, key_type = _narrowed(keys, lists[0])

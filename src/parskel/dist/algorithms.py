@@ -50,7 +50,13 @@ def _sizes(dist: Distribution, parts: dict[int, np.ndarray]) -> list[int]:
 
 
 def sort(
-    keys: Distributed, values: Any = None, *, variant: str | None = None, device: Any = None, **params: int
+    keys: Distributed,
+    values: Any = None,
+    *,
+    variant: str | None = None,
+    device: Any = None,
+    max_device_memory: int | str | None = None,
+    **params: int,
 ) -> Any:
     """Sort distributed ``keys`` (and ``values`` like them) across their parts; see the module."""
     if device is not None:
@@ -71,6 +77,7 @@ def sort(
             None if values is None else values._parts[k].numpy(),
             variant=variant,
             device=dist.devices[k],
+            max_device_memory=max_device_memory,
             **params,
         )
         return found if values is not None else (found, None)
@@ -96,9 +103,10 @@ def sort(
 
     def merge(j: int) -> Any:
         got_keys, got_values = received[j]
-        return sort_array(got_keys, got_values, variant=variant, device=dist.devices[j], **params) if len(
-            got_keys
-        ) else ((got_keys, got_values) if got_values is not None else got_keys)
+        if not len(got_keys):
+            return (got_keys, got_values) if got_values is not None else got_keys
+        device = dist.devices[j]
+        return sort_array(got_keys, got_values, variant=variant, device=device, max_device_memory=max_device_memory, **params)
 
     merged = each(dist, merge)
     sizes = _sizes(dist, {j: (m[0] if values is not None else m) for j, m in merged.items()})
@@ -151,7 +159,15 @@ def _exchange(
     return {k: (np.concatenate(got_keys), np.concatenate(got_values) if kinds == 2 else None)}
 
 
-def scan(x: Distributed, *, inclusive: bool = False, variant: str | None = None, device: Any = None, **params: int):
+def scan(
+    x: Distributed,
+    *,
+    inclusive: bool = False,
+    variant: str | None = None,
+    device: Any = None,
+    max_device_memory: int | str | None = None,
+    **params: int,
+) -> Distributed:
     """Prefix sums of distributed ``x``, distributed like it (blocks for an overlap); see the module."""
     if device is not None:
         raise ShapeError("scan: a distributed array is scanned on its own devices; give no device")
@@ -162,7 +178,14 @@ def scan(x: Distributed, *, inclusive: bool = False, variant: str | None = None,
 
     def local(k: int) -> tuple[np.ndarray, Any]:
         mine = x._parts[k].numpy()
-        result = scan_array(mine, inclusive=inclusive, variant=variant, device=dist.devices[k], **params)
+        result = scan_array(
+            mine,
+            inclusive=inclusive,
+            variant=variant,
+            device=dist.devices[k],
+            max_device_memory=max_device_memory,
+            **params,
+        )
         with np.errstate(over="ignore"):
             total = (result[-1] if inclusive else result[-1] + mine[-1]) if len(mine) else x.dtype.type(0)
         return result, total

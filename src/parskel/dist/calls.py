@@ -510,7 +510,7 @@ def _scan(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict
     first = a._parts[dist.local()[0]].device
     before_all = derived(sk, "carries", lambda: Scan(sk.op.source, sk.identity))
     carries, total = before_all(Vector(totals, device=first), *more.part(dist.local()[0]))
-    before = carries.numpy()
+    before = np.asarray(carries)
     carry = derived(sk, "carry", lambda: Map(_carry_source(sk.op)))
 
     def shift(k: int) -> None:
@@ -627,7 +627,7 @@ def merge_copies(container: Distributed) -> dict[int, Container]:
     merged: Container = plain(copies[0], device=first.device)
     for other in copies[1:]:
         result = combine(merged, plain(other, device=first.device))
-        assert result is not None
+        assert isinstance(result, Container)
         merged = result
     whole = merged.numpy()
     return {k: plain(whole, device=container._parts[k].device) for k in local}

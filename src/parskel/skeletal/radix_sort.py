@@ -145,8 +145,8 @@ def _coder(block: int, kind: int, decode: bool) -> Map:
     return Map(f"{K} code({K} b) {{\n    {loop}\n    return b;\n}}")
 
 
-def _made(result: Container | None) -> Container:
-    assert result is not None  # a user function that returns a value gives a container
+def _made(result: Any) -> Container:
+    assert isinstance(result, Container)  # a user function that returns a value, on a container
     return result
 
 
