@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Strong and weak scaling of distributed skeletons: Map, Reduce, Scan, MapOverlap and sort.
 
-    python3 benchmarks/dist_scaling.py OUT --devices cuda:0,cuda:1 --size 2^27     # 1 vs 2 GPUs
+    python3 benchmarks/dist_scaling.py OUT --devices cuda:0,cuda:1 --size 2^26     # 1 vs 2 GPUs
     python3 benchmarks/dist_scaling.py OUT --devices cpu/2 --size 2^24             # PoCL sub-devices
     mpiexec -n 4 python3 benchmarks/dist_scaling.py OUT --mpi --size 2^24          # 1, 2, 4 ranks:
                                                                                    # run once per -n
