@@ -28,6 +28,10 @@ LAYERS = {
     # the tuning database is data access below them both (the rest of tune is above)
     "algorithms": {"runtime", "pipeline", "tune.database"},
     "skeletons": {"runtime", "containers", "pipeline", "tune.database"},
+    # algorithms composed of skeletons, registered beside the hand-written variants
+    "skeletal": {"runtime", "containers", "algorithms", "skeletons"},
+    # distributions run the skeletons and algorithms on parts, over devices or MPI ranks
+    "dist": {"runtime", "containers", "algorithms", "skeletons"},
     # the profile probe writes is read by bench, never the other way round
     "probe": {"runtime", "pages", "progress"},
     "study": {"runtime", "algorithms", "bench", "pages", "progress"},

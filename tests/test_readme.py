@@ -1,4 +1,5 @@
-"""The Python examples of the README and of docs/python_functions.md run as written."""
+"""The Python examples of the README, docs/python_functions.md and docs/distributions.md run as
+written."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", ROOT / "docs" / "python_functions.md"]
+PAGES = [ROOT / "README.md", ROOT / "docs" / "python_functions.md", ROOT / "docs" / "distributions.md"]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

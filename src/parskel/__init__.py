@@ -5,7 +5,7 @@
 <Device ...>
 """
 
-from . import errors
+from . import dist, errors, skeletal  # noqa: F401  (skeletal registers the sorts built from skeletons)
 from ._version import __version__
 from .algorithms import matmul, saxpy, scan, sort, vector_add, work_item_mapping
 from .containers import Matrix, Vector, struct
@@ -49,6 +49,7 @@ __all__ = [
     "__version__",
     "device",
     "devices",
+    "dist",
     "errors",
     "function",
     "matmul",

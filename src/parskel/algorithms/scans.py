@@ -83,6 +83,8 @@ def scan(
     variant's tunables (``WG``, the work-group size). NumPy arrays larger than the device's
     memory, or than ``max_device_memory`` (see :func:`parskel.max_device_memory`), are scanned
     in chunks; on a GPU large ones go through pinned memory (see :mod:`parskel.algorithms.pipelined`).
+    A distributed ``ps.Vector`` (:mod:`parskel.dist`) is scanned part by part into a distributed
+    result.
 
     >>> ps.scan(np.array([3, 1, 4, 1, 5], dtype=np.int32))
     array([0, 3, 4, 8, 9], dtype=int32)
@@ -90,6 +92,11 @@ def scan(
     array([3, 4, 8])
     """
     inclusive = boolean(inclusive, "scan: inclusive")
+    placed = getattr(x, "distribution", None)
+    if placed is not None:  # a distributed container (parskel.dist): scanned part by part
+        return placed.scan(
+            x, inclusive=inclusive, variant=variant, device=device, max_device_memory=max_device_memory, **params
+        )
     dev, (given,), returned = prepare(device, x)
     arr = _checked(given)
     kernel_dtype(arr.dtype, dev)

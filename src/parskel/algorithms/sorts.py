@@ -57,11 +57,17 @@ def sort(
     text such as ``"64MiB"``; see :func:`parskel.max_device_memory`), are sorted in pieces; on a
     GPU large ones go through pinned memory (see :mod:`parskel.algorithms.pipelined`).
 
+    ``keys`` may be a distributed ``ps.Vector`` (:mod:`parskel.dist`): a sample sort across its
+    parts gives a distributed result (:mod:`parskel.dist.algorithms`).
+
     >>> ps.sort(np.array([3, 1, 2], dtype=np.uint32))
     array([1, 2, 3], dtype=uint32)
     >>> ps.sort(np.array([0.5, -0.0, np.nan, 0.0, -np.inf], np.float32))
     array([-inf, -0. ,  0. ,  0.5,  nan], dtype=float32)
     """
+    placed = getattr(keys, "distribution", None)
+    if placed is not None:  # a distributed container (parskel.dist): sorted across its parts
+        return placed.sort(keys, values, variant=variant, device=device, max_device_memory=max_device_memory, **params)
     lists = (not hasattr(keys, "dtype"), values is not None and not hasattr(values, "dtype"))
     dev, (keys, values), returned = prepare(device, keys, values)
     keys, key_type = _narrowed(keys, lists[0])

@@ -46,6 +46,18 @@ class Container:
         "_size",
     )
 
+    #: None for a container on one device; a distributed container (``parskel.dist``) has its
+    #: distribution here, and parts that are containers of this kind on one device each
+    distribution: Any = None
+
+    def __new__(cls, *args: Any, distribution: Any = None, **kwargs: Any) -> Any:
+        """With ``distribution=`` (``ps.dist.block(devices)``, ...) the container is made by the
+        distribution as its distributed kind (a subclass of ``cls``), initialised by that
+        class from the same arguments."""
+        if distribution is None:
+            return super().__new__(cls)
+        return super().__new__(distribution.container_class(cls))
+
     def __init__(
         self,
         data: Any = None,
@@ -54,6 +66,7 @@ class Container:
         shape: tuple[int, ...] | None = None,
         device: Device | str | None = None,
         copy: bool = True,
+        distribution: Any = None,
     ) -> None:
         """``copy=False`` borrows ``data`` (a C-contiguous NumPy array of the right dtype)
         instead of copying it: parskel never writes into a borrowed array, and the caller must
@@ -196,6 +209,17 @@ class Container:
         view = host.view()
         view.flags.writeable = False
         return view
+
+    def read_rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` (elements of a Vector) as a new host array: sliced from the host
+        copy if it is current, else downloaded alone, without the rest of the container."""
+        row = self.nbytes // max(self._shape[0], 1)
+        if self._host_valid or stop <= start:
+            return np.array(self.to_host()[start:stop])
+        out = np.empty((stop - start, *self._shape[1:]), dtype=self._dtype)
+        assert self._buffer is not None  # one side is always valid
+        self._device.download(self._buffer, out, offset=start * row)
+        return out
 
     def numpy(self, *, writable: bool = False) -> np.ndarray:
         """The contents as a NumPy array: a read-only view of the host copy.

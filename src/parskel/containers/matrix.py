@@ -11,7 +11,8 @@ from .base import Container
 
 
 class Matrix(Container):
-    """A 2D row-major array kept on the host and on a device, copied lazily.
+    """A 2D row-major array kept on the host and on a device, copied lazily; with
+    ``distribution=`` spread over several devices by rows (:mod:`parskel.dist`).
 
     >>> m = ps.Matrix(np.eye(3, dtype=np.float32))
     >>> z = ps.Matrix(shape=(4, 5), dtype=np.float32)     # zeros
@@ -30,6 +31,7 @@ class Matrix(Container):
         shape: tuple[int, int] | None = None,
         device: Device | str | None = None,
         copy: bool = True,
+        distribution: Any = None,
     ) -> None:
         super().__init__(data, dtype=dtype, shape=shape, device=device, copy=copy)
 

@@ -11,7 +11,8 @@ from .base import Container
 
 
 class Vector(Container):
-    """A 1D array kept on the host and on a device, copied lazily.
+    """A 1D array kept on the host and on a device, copied lazily; with ``distribution=``
+    (``ps.dist.block(devices)``, ...) spread over several devices (:mod:`parskel.dist`).
 
     >>> v = ps.Vector(np.arange(5, dtype=np.float32))
     >>> w = ps.Vector(size=1000, dtype=np.int32)          # zeros
@@ -30,5 +31,6 @@ class Vector(Container):
         size: int | None = None,
         device: Device | str | None = None,
         copy: bool = True,
+        distribution: Any = None,
     ) -> None:
         super().__init__(data, dtype=dtype, shape=None if size is None else (size,), device=device, copy=copy)

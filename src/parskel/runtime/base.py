@@ -251,6 +251,13 @@ class Device(ABC):
         """
         raise BackendUnavailableError(f"{self.id} has no page-locked host memory")
 
+    def partition(self, parts: int) -> list[Device]:
+        """This device split into ``parts`` devices of its compute units (OpenCL sub-devices),
+        each with its own queue, so that a distribution can run on them at once; the same
+        objects again for the same ``parts``. A backend or device that cannot be split raises
+        :class:`BackendUnavailableError`."""
+        raise BackendUnavailableError(f"{self.id} cannot be partitioned into sub-devices")
+
     # device arrays ------------------------------------------------------------------------
     def wrap(self, array: Any) -> tuple[Buffer, Any]:
         """A buffer over a device array's memory (no copy), and the array as the backend sees it.

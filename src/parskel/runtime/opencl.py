@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DeviceMemoryError, LaunchError, ParskelError
+from ..errors import BackendUnavailableError, DeviceMemoryError, LaunchError, ParskelError
 from .base import (
     Backend,
     Buffer,
@@ -118,6 +118,7 @@ class OpenCLDevice(Device):
         self._streams: list[Any] = []  # queues made by stream(), finished with the device's own
         self._programs: dict[tuple[str, tuple[str, ...]], OpenCLProgram] = {}
         self._shared: bool | None = None
+        self._partitions: dict[int, list[Device]] = {}
         # host arrays that enqueued commands work in, kept alive until those commands are done
         self._held: collections.deque[tuple[Any, list[np.ndarray]]] = collections.deque()
 
@@ -175,6 +176,25 @@ class OpenCLDevice(Device):
                 self.queue, buffer, cl.map_flags.READ | cl.map_flags.WRITE, 0, dims, dtype, is_blocking=True
             )
         return array
+
+    def partition(self, parts: int) -> list[Device]:
+        found = self._partitions.get(parts)
+        if found is not None:
+            return found
+        units = self.info.compute_units
+        if not isinstance(parts, int) or isinstance(parts, bool) or not 1 <= parts <= units:
+            raise BackendUnavailableError(f"{self.id} has {units} compute units: it splits into 1 to {units} parts")
+        by_counts = cl.device_partition_property.BY_COUNTS
+        counts = [units // parts + (k < units % parts) for k in range(parts)]
+        try:
+            handles = self._cl.create_sub_devices([by_counts, *counts, cl.device_partition_property.BY_COUNTS_LIST_END])
+        except (cl.Error, cl.LogicError, cl.RuntimeError) as exc:
+            raise BackendUnavailableError(f"{self.id} cannot be partitioned: {exc}") from None
+        platform = self._cl.platform
+        found = self._partitions[parts] = [
+            OpenCLDevice(_describe(f"{self.id}/{k}", platform, handle), handle) for k, handle in enumerate(handles)
+        ]
+        return found
 
     def _event(self, kind: EventKind, label: str, event: Any) -> Event:
         return self._track(OpenCLEvent(kind, label, event))

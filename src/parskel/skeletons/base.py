@@ -3,6 +3,7 @@ of the containers a call receives."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
@@ -29,6 +30,11 @@ class Skeleton:
         if not issubclass(cls, PythonSkeleton) and any(map(is_python_source, (*args, *kwargs.values()))):
             cls = python_class(cls)
         return super().__new__(cls)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__call__" in cls.__dict__:
+            cls.__call__ = _placed(cls.__dict__["__call__"])  # type: ignore[method-assign]
 
     def __init__(self) -> None:
         self._plans: dict[Hashable, Any] = {}
@@ -80,3 +86,18 @@ class Skeleton:
 
     def __repr__(self) -> str:
         return f"ps.{self.name}(...)"
+
+
+def _placed(call: Callable[..., Any]) -> Callable[..., Any]:
+    """A skeleton's ``__call__`` that hands a call with a distributed container among its
+    arguments to that container's distribution (``parskel.dist``), which runs ``call`` on each
+    part at once and combines the results; other calls go straight to ``call``."""
+
+    @functools.wraps(call)
+    def placed(self: Skeleton, *args: Any, **kwargs: Any) -> Any:
+        for value in (*args, *kwargs.values()):
+            if isinstance(value, Container) and value.distribution is not None:
+                return value.distribution.run(self, call, args, kwargs)
+        return call(self, *args, **kwargs)
+
+    return placed

@@ -1,0 +1,46 @@
+"""Distributions over MPI ranks: ``tests/mpi_check.py`` under ``mpiexec -n 2`` (every skeleton,
+sort and scan against NumPy, and a failure on one rank raised on both)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def _mpiexec() -> str | None:
+    beside = Path(sys.executable).parent / "mpiexec"  # the mpich wheel installs it in the environment
+    return str(beside) if beside.exists() else shutil.which("mpiexec")
+
+
+MPIEXEC = _mpiexec()
+WHY = (
+    "mpi4py is not installed (pip install '.[mpi]')"
+    if importlib.util.find_spec("mpi4py") is None
+    else "no mpiexec on PATH or beside the Python executable"
+)
+
+
+@pytest.mark.skipif(MPIEXEC is None or importlib.util.find_spec("mpi4py") is None, reason=WHY)
+def test_two_ranks() -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")])}
+    assert MPIEXEC is not None
+    done = subprocess.run(
+        [MPIEXEC, "-n", "2", sys.executable, str(HERE / "mpi_check.py")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    lines = sorted(line for line in done.stdout.splitlines() if "checks passed" in line)
+    assert [line.split(":")[0] for line in lines] == ["rank 0", "rank 1"], done.stdout
+    counts = {int(line.split()[2]) for line in lines}
+    assert len(counts) == 1 and counts.pop() > 200
