@@ -51,7 +51,7 @@ MAX_REPS, MIN_REPS = 20, 3
 SLOW_S = 1.5  # a call slower than this is not repeated at larger sizes
 XGEMM_CONFIGS = {
     "xgemm": {},
-    "xgemm_k8": {"KWG": 8},
+    "xgemm_k16": {"KWG": 16},
     "xgemm_k32": {"KWG": 32, "MIN_GROUPS": 1},
     "xgemm_128x64": {"NWG": 64, "NDIMC": 8},
     "xgemm_vw2": {"VW": 2, "MDIMC": 16, "NDIMC": 16, "MWG": 64, "NWG": 128, "MIN_GROUPS": 3},
