@@ -144,6 +144,24 @@ def test_map_on_matrix_gets_row_and_column(device):
     np.testing.assert_array_equal(f(m).numpy(), 1 + 10 * np.arange(3)[:, None] + np.arange(5))
 
 
+def test_large_matrix_and_void_map_cover_whole_groups_and_the_tail(device):
+    # more elements than several work-groups and not a multiple of one: on CPUs the whole groups
+    # run unchecked and the rest in a second launch
+    rows, cols = 37, 301
+    m = ps.Matrix(np.arange(rows * cols, dtype=np.int32).reshape(rows, cols), device=device)
+    f = ps.Map("int f(int x, ps_index r, ps_index c) { return x - 1000 * r - c; }")
+    want = np.arange(rows * cols).reshape(rows, cols) - 1000 * np.arange(rows)[:, None] - np.arange(cols)
+    np.testing.assert_array_equal(f(m).numpy(), want)
+    n = rows * cols
+    order = np.random.default_rng(n).permutation(n).astype(np.uint32)
+    target = ps.Vector(size=n, dtype=np.uint32, device=device)
+    scatter = ps.Map("void f(uint p, ps_index i, __global uint *out) { out[p] = (uint)i; }")
+    assert scatter(ps.Vector(order, device=device), target) is None
+    inverse = np.empty(n, np.uint32)
+    inverse[order] = np.arange(n, dtype=np.uint32)
+    np.testing.assert_array_equal(target.numpy(), inverse)
+
+
 def test_extra_containers_read_and_write(device):
     # the permute of seed 004's radix sort, in one step: write element i to position p[i]
     values = ps.Vector(np.array([10, 20, 30, 40], dtype=np.int32), device=device)
