@@ -70,6 +70,31 @@ def test_reduce_sum(device, n, t):
     assert got == x.sum(dtype=t)
 
 
+UAFFINE = ps.struct("uaffine", [("a", np.uint32), ("b", np.uint32)])
+UCOMPOSE = ps.Reduce(
+    "uaffine compose(uaffine f, uaffine g) { uaffine r; r.a = g.a * f.a; r.b = g.a * f.b + g.b; return r; }",
+    identity=np.array((1, 0), UAFFINE)[()],
+)
+
+
+@pytest.mark.parametrize("n", [1, 4099, (1 << 19) + 7])
+def test_non_commutative_reduce_over_long_chunks_keeps_the_order(device, n):
+    # x -> a*x + b modulo 2^32 composed in order: exact and order-sensitive, over inputs long
+    # enough that each work-item folds its chunk in several parts (CPUs)
+    rng = np.random.default_rng(n)
+    a = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32) | 1
+    b = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    f = np.empty(n, UAFFINE)
+    f["a"], f["b"] = a, b
+    got = UCOMPOSE(ps.Vector(f, device=device))
+    while a.size > 1:  # the reference: neighbours composed pairwise, in order
+        if a.size % 2:
+            a, b = np.append(a, np.uint32(1)), np.append(b, np.uint32(0))
+        fa, fb, ga, gb = a[0::2], b[0::2], a[1::2], b[1::2]
+        a, b = ga * fa, ga * fb + gb
+    assert (int(got["a"]), int(got["b"])) == (int(a[0]), int(b[0]))
+
+
 @FEW
 @given(n=SIZES, t=st.sampled_from(list(INT_TYPES)), inclusive=st.booleans())
 def test_scan_sum(device, n, t, inclusive):
