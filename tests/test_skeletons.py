@@ -71,10 +71,10 @@ def test_reduce_sum(device, n, t):
 
 
 UAFFINE = ps.struct("uaffine", [("a", np.uint32), ("b", np.uint32)])
-UCOMPOSE = ps.Reduce(
-    "uaffine compose(uaffine f, uaffine g) { uaffine r; r.a = g.a * f.a; r.b = g.a * f.b + g.b; return r; }",
-    identity=np.array((1, 0), UAFFINE)[()],
+UCOMPOSE_SOURCE = (
+    "uaffine compose(uaffine f, uaffine g) { uaffine r; r.a = g.a * f.a; r.b = g.a * f.b + g.b; return r; }"
 )
+UCOMPOSE = ps.Reduce(UCOMPOSE_SOURCE, identity=np.array((1, 0), UAFFINE)[()])
 
 
 @pytest.mark.parametrize("n", [1, 4099, (1 << 19) + 7])
@@ -93,6 +93,29 @@ def test_non_commutative_reduce_over_long_chunks_keeps_the_order(device, n):
         fa, fb, ga, gb = a[0::2], b[0::2], a[1::2], b[1::2]
         a, b = ga * fa, ga * fb + gb
     assert (int(got["a"]), int(got["b"])) == (int(a[0]), int(b[0]))
+
+
+@pytest.mark.parametrize("inclusive", [False, True])
+def test_non_commutative_scan_over_many_runs_keeps_the_order(device, inclusive):
+    # the same exact, order-sensitive composition as a scan: long enough for several runs per
+    # CPU core and several parts per run
+    n = 200_003
+    rng = np.random.default_rng(n)
+    f = np.empty(n, UAFFINE)
+    f["a"] = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32) | 1
+    f["b"] = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    scan = ps.Scan(UCOMPOSE_SOURCE, identity=np.array((1, 0), UAFFINE)[()], inclusive=inclusive)
+    got, total = scan(ps.Vector(f, device=device))
+    want = np.empty(n, UAFFINE)
+    a, b, mask = 1, 0, (1 << 32) - 1
+    for i, (fa, fb) in enumerate(zip(f["a"].tolist(), f["b"].tolist(), strict=True)):
+        if not inclusive:
+            want[i] = (a, b)
+        a, b = (fa * a) & mask, (fa * b + fb) & mask
+        if inclusive:
+            want[i] = (a, b)
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert (int(total["a"]), int(total["b"])) == (a, b)
 
 
 @FEW
