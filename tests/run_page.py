@@ -90,14 +90,20 @@ def run(page: Path, out: Path) -> dict[str, float | int]:
     figures = cells = 0
     began = time.perf_counter()
     os.chdir(out)
+    # The code is compiled under the page's own path at its own line numbers, so tracebacks
+    # point into the page. What linecache holds for that path is the code run so far at those
+    # lines (blank elsewhere): user functions are translated from their source when first
+    # called, possibly in a later cell.
+    name = str(page)
+    seen = [""] * len(text.split("\n"))
     for block in blocks(text):
         if block.not_run:
             continue
-        # the cell keeps its page's line numbers, and its source is where user functions'
-        # translation and tracebacks look for it
-        name = f"<{page.name}, line {block.line}>"
+        code = block.code.split("\n")
+        seen[block.line - 1 : block.line - 1 + len(code)] = code
+        held = "\n".join(seen) + "\n"
+        linecache.cache[name] = (len(held), None, held.splitlines(keepends=True), name)
         source = "\n" * (block.line - 1) + block.code
-        linecache.cache[name] = (len(source), None, source.splitlines(keepends=True), name)
         tree = ast.parse(source, name)
         shown = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         try:
@@ -111,7 +117,7 @@ def run(page: Path, out: Path) -> dict[str, float | int]:
                 raise
         else:
             if "raises-exception" in block.tags:
-                raise AssertionError(f"{name}: the cell is tagged raises-exception but raised nothing")
+                raise AssertionError(f"{page.name}, line {block.line}: tagged raises-exception, raised nothing")
         cells += 1
         figures = _save_figures(out, page.stem, figures)
     return {"cells": cells, "figures": figures, "seconds": round(time.perf_counter() - began, 2)}
