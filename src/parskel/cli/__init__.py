@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the exit status is 0 on success, 2 for a mistake the user can fix."""
+    # the commands draw charts into files only: no display needed. The library itself leaves
+    # the backend alone, so that a notebook importing parskel keeps showing its own figures.
+    os.environ.setdefault("MPLBACKEND", "Agg")
     parser = build_parser()
     args = parser.parse_args(argv)
     if argv is not None and getattr(args, "argv", "") is None:
