@@ -40,11 +40,13 @@ myst_heading_anchors = 4
 # the build. PARSKEL_DOCS_EXECUTE=off builds without running them (their outputs are then empty).
 nb_execution_mode = os.environ.get("PARSKEL_DOCS_EXECUTE", "cache")
 nb_execution_timeout = 300
+nb_execution_in_temp = True  # files a tutorial writes go to a temporary folder
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_merge_streams = True
 
 autodoc_member_order = "bysource"
+autodoc_inherit_docstrings = False  # an undocumented override says nothing rather than "Call self as a function."
 autodoc_typehints = "signature"
 autodoc_default_options = {"show-inheritance": True}
 autosummary_generate = False
@@ -52,3 +54,19 @@ autosummary_generate = False
 html_theme = "furo"
 html_title = f"parskel {version}"
 html_static_path: list[str] = []
+
+
+def _constructor_signature(app, what, name, obj, options, signature, return_annotation):
+    """A skeleton class's signature is its ``__init__``'s: ``Skeleton.__new__`` takes
+    ``(*args, **kwargs)`` to pick the class for Python user functions, which says nothing."""
+    if what != "class" or not signature or not signature.startswith("(*args"):
+        return None
+    from sphinx.util.inspect import signature as signature_of
+    from sphinx.util.inspect import stringify_signature
+
+    init = signature_of(obj.__init__, bound_method=True)
+    return stringify_signature(init, show_return_annotation=False), return_annotation
+
+
+def setup(app):
+    app.connect("autodoc-process-signature", _constructor_signature)
