@@ -11,7 +11,7 @@ from pathlib import Path
 from .common import UsageError
 
 EPILOG = """examples:
-  parskel docs                    build docs/_build/html (runs the tutorials: a few minutes on a CPU)
+  parskel docs                    build docs/_build/html (runs the tutorials: 1-2 minutes on a CPU)
   parskel docs --open             ... and open it in a browser
   parskel docs --no-execute       the pages and the API reference only, tutorials without their output
   parskel docs --out /tmp/site    somewhere else
