@@ -200,6 +200,32 @@ def test_the_site_builds_without_warnings(tmp_path: Path, monkeypatch: pytest.Mo
         assert (out / tutorial.relative_to(DOCS).with_suffix(".html")).exists(), tutorial.name
 
 
+def _kernel(page: str, name: str) -> str:
+    """The OpenCL C a tutorial holds in the string ``NAME = \"\"\"...\"\"\"``."""
+    found = re.search(name + r' = """(.*?)"""', (DOCS / "tutorials" / page).read_text(encoding="utf-8"), re.S)
+    assert found, f"{page} has no kernel {name}"
+    return found.group(1)
+
+
+@pytest.mark.parametrize(
+    "page, name, defines",
+    [
+        ("gpu_programming.md", "SAXPY", {}),
+        ("gpu_programming.md", "FMUL", {}),
+        ("own_variant.md", "CHUNKS", {"T": "uint", "CHUNK": 32}),
+    ],
+)
+def test_tutorial_kernels_build_with_nvrtc(page: str, name: str, defines: dict) -> None:
+    """The kernels the tutorials write run on CUDA too: NVRTC builds them without a warning."""
+    from parskel.runtime import Source
+    from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
+
+    if NVRTC is None:
+        pytest.skip(NVRTC_WHY)
+    log, ptx = nvrtc_build(Source.compose([(f"{name.lower()}.cl", _kernel(page, name))]), defines)
+    assert ".entry" in ptx and log.strip() == ""
+
+
 def test_docs_command_says_where_the_sources_must_be(tmp_path: Path, capsys) -> None:
     assert main(["docs", "--source", str(tmp_path)]) == 2
     assert "no documentation sources" in capsys.readouterr().err
