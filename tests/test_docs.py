@@ -182,9 +182,9 @@ def test_the_site_builds_without_warnings(tmp_path: Path, monkeypatch: pytest.Mo
     here (the tests above run them), CI builds the whole site with ``parskel docs``."""
     from sphinx.util.inventory import InventoryFile
 
-    monkeypatch.setenv("PARSKEL_DOCS_EXECUTE", "off")
+    monkeypatch.setenv("PARSKEL_DOCS_EXECUTE", "off")  # what --no-execute sets, undone after the test
     out = tmp_path / "html"
-    assert main(["docs", "--clean", "--out", str(out)]) == 0, capsys.readouterr().err[-6000:]
+    assert main(["docs", "--clean", "--no-execute", "--out", str(out)]) == 0, capsys.readouterr().err[-6000:]
     with (out / "objects.inv").open("rb") as f:
         inventory = InventoryFile.load(f, "", lambda base, uri: uri)
     found = {name for entries in inventory.values() for name in entries}

@@ -18,7 +18,7 @@ EPILOG = """examples:
 
 The site is built from the docs/ folder of a checkout of parskel with Sphinx, warnings as
 errors; `pip install '.[docs]'` installs what it needs. Tutorials run on the default device
-(PARSKEL_DEVICE chooses another) and are run again only when their code changed.
+(PARSKEL_DEVICE chooses another) and are run again only when their code changed, or with --clean.
 """
 
 #: What the build needs, by import name, as the docs extra installs it.
@@ -55,7 +55,9 @@ def cmd_docs(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else source / "_build" / "html"
     if args.no_execute:
         os.environ["PARSKEL_DOCS_EXECUTE"] = "off"  # read by conf.py
-    options = ["-W", "--keep-going", "-b", "html"] + (["-E"] if args.clean else [])
+    options = ["-W", "--keep-going", "-b", "html"]
+    if args.clean:  # every page read again, and the tutorials run again even if their code is cached
+        options += ["-E"] + ([] if args.no_execute else ["-D", "nb_execution_mode=force"])
     status = build_main([*options, str(source), str(out)])
     if status:
         print(f"parskel docs: the build failed (status {status}); the messages above say where")
@@ -79,6 +81,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="DIR", help="where the HTML goes (default: docs/_build/html)")
     p.add_argument("--source", metavar="DIR", help="the folder with conf.py (default: docs/ of the checkout)")
     p.add_argument("--no-execute", action="store_true", help="do not run the tutorials (no outputs, no figures)")
-    p.add_argument("--clean", action="store_true", help="read every page again (Sphinx's -E)")
+    p.add_argument("--clean", action="store_true", help="read every page and run every tutorial again")
     p.add_argument("--open", action="store_true", help="open the site in a browser once built")
     p.set_defaults(handler=cmd_docs)
