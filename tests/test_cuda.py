@@ -372,3 +372,31 @@ def test_single_pass_variants_read_device_arrays_in_place(cuda, rng) -> None:
     b = rng.standard_normal((128, 384)).astype(np.float32)
     c = _device_only(cuda, lambda: ps.matmul(cupy.asarray(a), cupy.asarray(b), variant="xgemm"))
     np.testing.assert_allclose(c.get(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.skipif(len(CUDA) < 2, reason=f"needs two CUDA devices; this machine has {len(CUDA)}")
+def test_every_gpu_runs_kernels_built_for_it_from_any_thread(rng) -> None:
+    # each GPU loads its own copy of a kernel; a handle read while another GPU was current
+    # is refused at launch, on the thread that built it and on any other
+    import threading
+
+    square = ps.Map("float f(float x) { return x * x; }")
+    x = rng.standard_normal(10_001).astype(np.float32)
+    results: dict[str, np.ndarray] = {}
+
+    def run(dev: ps.Device) -> None:
+        results[dev.id] = square(ps.Vector(x, device=dev)).numpy()
+
+    for dev in reversed(CUDA[:2]):  # the second GPU first, from the main thread
+        run(dev)
+        np.testing.assert_array_equal(results.pop(dev.id), x * x)
+    threads = [threading.Thread(target=run, args=(dev,)) for dev in CUDA[:2]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == sorted(d.id for d in CUDA[:2])
+    for got in results.values():
+        np.testing.assert_array_equal(got, x * x)
+    halves = ps.Vector(x, distribution=ps.dist.block(CUDA[:2]))
+    np.testing.assert_array_equal(square(halves).numpy(), x * x)

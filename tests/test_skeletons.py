@@ -193,9 +193,9 @@ def test_map_on_matrix_gets_row_and_column(device):
 
 
 def test_large_matrix_and_void_map_cover_whole_groups_and_the_tail(device):
-    # more elements than several work-groups and not a multiple of one: on CPUs the whole groups
-    # run unchecked and the rest in a second launch
-    rows, cols = 37, 301
+    # more elements than several work-groups and not a multiple of one, and enough that on CPUs
+    # the whole groups run unchecked and the rest in a second launch
+    rows, cols = 71, 301
     m = ps.Matrix(np.arange(rows * cols, dtype=np.int32).reshape(rows, cols), device=device)
     f = ps.Map("int f(int x, ps_index r, ps_index c) { return x - 1000 * r - c; }")
     want = np.arange(rows * cols).reshape(rows, cols) - 1000 * np.arange(rows)[:, None] - np.arange(cols)

@@ -138,14 +138,16 @@ class CUDAProgram(Program):
     def kernel(self, name: str) -> CUDAKernel:
         found = self._kernels.get(name)
         if found is None:
-            try:
-                with self._device.active():
+            # CuPy loads a kernel for the current device: the handle and its attributes are read
+            # with this program's device current, or a launch on another GPU refuses the handle
+            with self._device.active():
+                try:
                     raw = self._module.get_function(name)
                     _ = raw.kernel  # loads the module: a missing kernel fails here
-            except Exception:
-                names = sorted(set(_KERNEL_NAME.findall(self.source.text)))
-                raise KeyError(f"{self.source.name} has no kernel {name!r}; it has {names}") from None
-            found = self._kernels[name] = CUDAKernel(raw, name)
+                except Exception:
+                    names = sorted(set(_KERNEL_NAME.findall(self.source.text)))
+                    raise KeyError(f"{self.source.name} has no kernel {name!r}; it has {names}") from None
+                found = self._kernels[name] = CUDAKernel(raw, name)
         return found
 
 

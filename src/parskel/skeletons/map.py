@@ -18,6 +18,9 @@ from .program import build, check_size, group_size
 from .userfn import UserFunction, UserSource, dtype_of
 
 TEMPLATE = "skeletons/map.cl"
+# below this many elements a CPU runs the checked kernel alone: a second launch costs more than
+# the unchecked kernel saves
+_FLAT_MIN = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ class Elementwise(Skeleton):
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
         cols = np.uint32(max(shape_like.shape[1] if matrix else 1, 1))
         first = 0
-        if plan.flat is not None and n >= plan.group:
+        if plan.flat is not None and n >= max(plan.group, _FLAT_MIN):
             first = n - n % plan.group
             dev.launch(plan.flat, first, plan.group, *head, np.uint32(n), cols, *args)
         if first < n:
