@@ -52,6 +52,11 @@ for _t in ("int", "uint", "long", "ulong", "float", "double"):
         KERNELS.append((f"scan/{_f}.cl", {"T": _t, "WG": 256}))
 KERNELS += [("sort/keys.cl", {"KEY_KIND": k}) for k in (0, 1, 2)]
 KERNELS += [("sort/bitonic.cl", {}), ("sort/bitonic_fused.cl", {})]
+KERNELS += [
+    ("sort/words.cl", {"KEY_BITS": b, "KEY_CLASS": c, "ROWS": r})
+    for b, c, r in ((8, 0, 1), (8, 1, 0), (16, 2, 1), (32, 2, 0), (32, 1, 0), (64, 0, 0), (64, 2, 0))
+]
+KERNELS += [("primitives/gather.cl", {"E": e, "WORDS": w}) for e, w in (("uchar", 1), ("ushort", 1), ("ulong", 2))]
 KERNELS += [("sort/local_bitonic.cl", {"KEY_KIND": k, "WITH_VALUES": v}) for k in (0, 2) for v in (0, 1)]
 for _f in ("radix", "radix_local", "radix_local_vec"):
     KERNELS += [(f"sort/{_f}.cl", {"KEYS_PER_ITEM": 32, "WITH_VALUES": v, "WG": 256}) for v in (0, 1)]

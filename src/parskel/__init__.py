@@ -7,7 +7,7 @@
 
 from . import dist, errors, skeletal  # noqa: F401  (skeletal registers the sorts built from skeletons)
 from ._version import __version__
-from .algorithms import matmul, saxpy, scan, sort, vector_add, work_item_mapping
+from .algorithms import argsort, matmul, saxpy, scan, sort, vector_add, work_item_mapping
 from .containers import Matrix, Vector, struct
 from .pipeline import max_device_memory
 from .runtime import Device, Timing, device, devices, round_to_multiple, round_to_power_of_two, using
@@ -47,6 +47,7 @@ __all__ = [
     "Vector",
     "Zip",
     "__version__",
+    "argsort",
     "device",
     "devices",
     "dist",

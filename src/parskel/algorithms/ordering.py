@@ -1,0 +1,171 @@
+"""Sorting keys of every dtype, along one axis of an n-dimensional array, and ``argsort``.
+
+The sorts of :mod:`.sorts` compare 32-bit keys. Keys of any other dtype become 32-bit words on
+the device whose unsigned order is the keys' order (``kernels/sort/words.cl``): bool, 8- and
+16-bit integers and float16 make one word, 64-bit keys two (their high and low halves). A sort
+along an axis sorts every row of that axis at once, by (row, key): the row number is packed
+above a key of 8 or 16 bits, and is a word of its own above a wider one. Several words are
+sorted least significant first, each sort stable and moving the elements' positions along (an
+LSD radix sort over words); the keys and values are then gathered in the order found. So every
+sort here is stable, and ``argsort`` is the positions.
+
+The words are sorted by the variants that sort device buffers (:func:`.sorts.sort_words`: the
+radix, onesweep and CPU-shaped variants, and local_bitonic for up to 4096 keys); the bitonic
+variants sort 32-bit keys of one array only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..runtime import Buffer, Device, round_to_multiple
+from .axes import normalized, to_rows
+from .keys import check_kind, check_sortable
+from .operands import prepare, result_buffer, staged
+from .scratch import scratch
+from .sorts import sort_words
+
+#: How words.cl transforms a key of each dtype kind: unsigned, signed, float.
+_CLASSES = {"b": 0, "u": 0, "i": 1, "f": 2}
+_WG = 256
+
+
+def sort_rows(
+    dev: Device,
+    keys: Any,
+    values: Any,
+    *,
+    order: bool,
+    variant: str | None,
+    params: dict[str, Any],
+) -> tuple[Any, Any, Any]:
+    """Sort each row of the C-contiguous 2D ``keys`` (and ``values`` of its shape) stably:
+    the sorted keys (None when ``order``), the values moved with them (or None) and, when
+    ``order``, the positions the sorted keys had in their row (argsort's int64 result)."""
+    rows, row = keys.shape
+    flat_keys = keys.reshape(-1)
+    flat_values = None if values is None else values.reshape(-1)
+    n = flat_keys.size
+    if n == 0 or row == 1:  # nothing moves
+        return (
+            None if order else keys.copy(),
+            None if values is None else values.copy(),
+            np.zeros_like(keys, dtype=np.int64) if order else None,
+        )
+    bits = 8 if keys.dtype.kind == "b" else 8 * keys.dtype.itemsize
+    row_bits = (rows - 1).bit_length()
+    packed = rows > 1 and bits <= 16 and bits + row_bits <= 32
+    # the words, least significant first, with the bits of each the sort compares
+    words = [("lo", min(bits, 32) + (row_bits if packed else 0))]
+    if bits == 64:
+        words.append(("hi", 32))
+    if rows > 1 and not packed:
+        words.append(("row", row_bits))
+    program = dev.program(
+        "sort/words.cl", {"KEY_BITS": bits, "KEY_CLASS": _CLASSES[keys.dtype.kind], "ROWS": int(packed)}
+    )
+    size = (round_to_multiple(n, _WG), _WG)
+    un, urow = np.uint32(n), np.uint32(row)
+    moves_values = flat_values is not None and flat_values.itemsize == 4 and not order
+    with scratch(dev) as take:
+        lo = take(4 * n)
+        hi = take(4 * n) if bits == 64 else lo
+        dev.launch(program.kernel("encode_words"), *size, staged(dev, flat_keys), lo, hi, un, urow)
+        sorted_lo = take(4 * n)
+        if len(words) == 1 and (flat_values is None or moves_values) and not order:
+            # one word: the keys come back from it, and 4-byte values move with it
+            value_out: Any = None
+            if flat_values is not None:
+                value_buffer, value_out = result_buffer(dev, flat_values)
+            moved_from = None if flat_values is None else staged(dev, flat_values)
+            sort_words(
+                dev, lo, moved_from, sorted_lo, None if value_out is None else value_buffer, n,
+                bits=words[0][1], variant=variant, **params,
+            )  # fmt: skip
+            key_out = _decoded(dev, program, sorted_lo, flat_keys, size)
+            if value_out is not None:
+                dev.download(value_buffer, value_out)
+            return _shaped(key_out, keys.shape), _shaped(value_out, keys.shape), None
+        positions_in, positions_out = take(4 * n), take(4 * n)
+        dev.launch(program.kernel("iota"), *size, positions_in, un)
+        sort_words(dev, lo, positions_in, sorted_lo, positions_out, n, bits=words[0][1], variant=variant, **params)
+        for name, compared in words[1:]:
+            positions_in, positions_out = positions_out, positions_in
+            if name == "hi":
+                gather(dev, hi, positions_in, lo, n, np.dtype(np.uint32))
+            else:
+                dev.launch(program.kernel("segment_words"), *size, positions_in, lo, un, urow)
+            sort_words(dev, lo, positions_in, sorted_lo, positions_out, n, bits=compared, variant=variant, **params)
+        key_out = position_out = value_out = None
+        if order:
+            position_buffer, position_out = result_buffer(dev, flat_keys, dtype=np.int64)
+            dev.launch(program.kernel("positions"), *size, positions_out, position_buffer, un, urow)
+            dev.download(position_buffer, position_out)
+        elif len(words) == 1:
+            key_out = _decoded(dev, program, sorted_lo, flat_keys, size)
+        else:
+            key_buffer, key_out = result_buffer(dev, flat_keys)
+            dev.launch(program.kernel("gather_keys"), *size, staged(dev, flat_keys), positions_out, key_buffer, un)
+            dev.download(key_buffer, key_out)
+        if flat_values is not None:
+            value_buffer, value_out = result_buffer(dev, flat_values)
+            gather(dev, staged(dev, flat_values), positions_out, value_buffer, n, flat_values.dtype)
+            dev.download(value_buffer, value_out)
+    return _shaped(key_out, keys.shape), _shaped(value_out, keys.shape), _shaped(position_out, keys.shape)
+
+
+def _shaped(array: Any, shape: tuple[int, ...]) -> Any:
+    return None if array is None else array.reshape(shape)
+
+
+def _decoded(dev: Device, program: Any, words: Buffer, like: Any, size: tuple[int, int]) -> Any:
+    """The keys of ``like``'s dtype back from their sorted one-word forms."""
+    key_buffer, out = result_buffer(dev, like)
+    dev.launch(program.kernel("decode_words"), *size, words, key_buffer, np.uint32(like.size))
+    dev.download(key_buffer, out)
+    return out
+
+
+def gather(dev: Device, source: Buffer, order: Buffer, target: Buffer, n: int, dtype: np.dtype) -> None:
+    """Enqueue ``target[i] = source[order[i]]`` for ``n`` elements of ``dtype`` (uint32 ``order``)."""
+    unit = next(u for u in (8, 4, 2, 1) if dtype.itemsize % u == 0)
+    element = {8: "ulong", 4: "uint", 2: "ushort", 1: "uchar"}[unit]
+    kernel = dev.program("primitives/gather.cl", {"E": element, "WORDS": dtype.itemsize // unit}).kernel("gather")
+    dev.launch(kernel, round_to_multiple(n, _WG), _WG, source, order, target, np.uint32(n))
+
+
+def argsort(
+    a: Any,
+    axis: int | None = -1,
+    *,
+    kind: str | None = None,
+    variant: str | None = None,
+    device: Device | str | None = None,
+    **params: int,
+) -> Any:
+    """The positions that sort ``a`` along ``axis``, stably: ``np.argsort(a, axis, kind="stable")``.
+
+    Keys as :func:`parskel.sort` takes them (bool, 8- to 64-bit integers, float16, float32,
+    float64, any shape); ``axis=None`` sorts the flattened array. The result is int64, as
+    NumPy's. Equal keys keep their order (every ``kind`` gives the stable order); unlike NumPy,
+    -0.0 sorts before +0.0; NaNs sort last. ``variant`` and ``params`` choose the sort of the
+    keys' words (:func:`parskel.algorithms.sorts.sort_words`). CUDA device arrays stay on
+    their GPU (see :mod:`parskel.algorithms.operands`).
+
+    >>> ps.argsort(np.array([3.0, 1.0, 3.0, -0.0, 0.0]))
+    array([3, 4, 1, 0, 2])
+    >>> ps.argsort(np.array([[3, 1, 2], [0, 5, 4]], dtype=np.int8), axis=0)
+    array([[1, 0, 0],
+           [0, 1, 1]])
+    """
+    check_kind(kind, "argsort")
+    dev, (keys,), returned = prepare(device, a)
+    check_sortable(keys, "argsort")
+    if axis is None:
+        keys, axis = keys.reshape(-1), 0
+    axis = normalized(axis, keys.ndim, "argsort")
+    rows, restore = to_rows(keys, axis)
+    positions = sort_rows(dev, rows, None, order=True, variant=variant, params=params)[2]
+    return returned(restore(positions))
