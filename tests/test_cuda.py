@@ -56,6 +56,15 @@ KERNELS += [
     ("sort/words.cl", {"KEY_BITS": b, "KEY_CLASS": c, "ROWS": r})
     for b, c, r in ((8, 0, 1), (8, 1, 0), (16, 2, 1), (32, 2, 0), (32, 1, 0), (64, 0, 0), (64, 2, 0))
 ]
+_SEGMENTED = [
+    {"T": "uchar", "TIN": "char", "OP": 0, "IDENTITY": "0"},
+    {"T": "ulong", "TIN": "uchar", "IN_KIND": 1, "HEADS": 1, "INCLUSIVE": 0},
+    {"T": "float", "TIN": "ushort", "IN_KIND": 2, "OP": 3, "IDENTITY": "(-INFINITY)"},
+    {"T": "double", "TIN": "double", "COMPONENTS": 2, "HEADS": 1},
+    {"T": "long", "TIN": "long", "OP": 2, "IDENTITY": "(9223372036854775807L)"},
+    {"T": "int", "TIN": "int", "OP": 1, "IDENTITY": "1"},
+]
+KERNELS += [("scan/segmented.cl", defines) for defines in _SEGMENTED]
 KERNELS += [("primitives/gather.cl", {"E": e, "WORDS": w}) for e, w in (("uchar", 1), ("ushort", 1), ("ulong", 2))]
 KERNELS += [("sort/local_bitonic.cl", {"KEY_KIND": k, "WITH_VALUES": v}) for k in (0, 2) for v in (0, 1)]
 for _f in ("radix", "radix_local", "radix_local_vec"):

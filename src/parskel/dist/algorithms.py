@@ -181,6 +181,7 @@ def scan(
         mine = x._parts[k].numpy()
         result = scan_array(
             mine,
+            dtype=None,
             inclusive=inclusive,
             variant=variant,
             device=dist.devices[k],
