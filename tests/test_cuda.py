@@ -65,6 +65,15 @@ _SEGMENTED = [
     {"T": "int", "TIN": "int", "OP": 1, "IDENTITY": "1"},
 ]
 KERNELS += [("scan/segmented.cl", defines) for defines in _SEGMENTED]
+_BATCHED = [
+    {"T": "float", "TA": "float", "TB": "float", "TILE": 16},
+    {"T": "uchar", "TA": "char", "TB": "uchar", "TC": "uchar", "TILE": 8},
+    {"T": "uint", "TA": "uchar", "TB": "uchar", "TC": "uchar", "A_KIND": 1, "B_KIND": 1, "BOOLEAN": 1},
+    {"T": "float", "TA": "ushort", "TB": "int", "A_KIND": 2},
+    {"T": "double", "TA": "double", "TB": "float", "A_KIND": 3, "COMPLEX": 1},
+    {"T": "ulong", "TA": "long", "TB": "ulong", "TC": "ulong"},
+]
+KERNELS += [("matmul/batched.cl", defines) for defines in _BATCHED]
 KERNELS += [("primitives/gather.cl", {"E": e, "WORDS": w}) for e, w in (("uchar", 1), ("ushort", 1), ("ulong", 2))]
 KERNELS += [("sort/local_bitonic.cl", {"KEY_KIND": k, "WITH_VALUES": v}) for k in (0, 2) for v in (0, 1)]
 for _f in ("radix", "radix_local", "radix_local_vec"):
