@@ -63,6 +63,7 @@ _SEGMENTED = [
     {"T": "double", "TIN": "double", "COMPONENTS": 2, "HEADS": 1},
     {"T": "long", "TIN": "long", "OP": 2, "IDENTITY": "(9223372036854775807L)"},
     {"T": "int", "TIN": "int", "OP": 1, "IDENTITY": "1"},
+    {"T": "ulong", "TIN": "long", "OP": 2, "IDENTITY": "(18446744073709551615UL)", "HEAD_T": "uint"},
 ]
 KERNELS += [("scan/segmented.cl", defines) for defines in _SEGMENTED]
 _BATCHED = [
@@ -74,6 +75,21 @@ _BATCHED = [
     {"T": "ulong", "TA": "long", "TB": "ulong", "TC": "ulong"},
 ]
 KERNELS += [("matmul/batched.cl", defines) for defines in _BATCHED]
+_VALUES = [{"T": "float", "KIND": 1}, {"T": "ushort", "KIND": 2}, {"T": "ulong", "KIND": 0}, {"T": "uchar", "KIND": 0}]
+KERNELS += [("primitives/search.cl", {**v, "RIGHT": r}) for v in _VALUES for r in (0, 1)]
+KERNELS += [("primitives/runs.cl", v) for v in [*_VALUES, {"T": "double", "KIND": 3, "EQUAL_NAN": 0}]]
+KERNELS += [
+    ("primitives/histogram.cl", {**v, "MODE": m, "EVEN": e, "LOCAL_BINS": b, "E": t, "WG": 256})
+    for v, m, e, b, t in (
+        (_VALUES[0], 1, 1, 4096, "double"),
+        (_VALUES[1], 1, 0, 0, "float"),
+        ({"T": "long", "KIND": 0}, 0, 0, 4096, "double"),
+        (_VALUES[2], 1, 1, 0, "double"),
+    )
+]
+KERNELS += [
+    ("primitives/compact.cl", {"E": e, "WORDS": w, "PARTITION": p}) for e, w, p in (("uint", 1, 0), ("ulong", 2, 1))
+]
 KERNELS += [("primitives/gather.cl", {"E": e, "WORDS": w}) for e, w in (("uchar", 1), ("ushort", 1), ("ulong", 2))]
 KERNELS += [("sort/local_bitonic.cl", {"KEY_KIND": k, "WITH_VALUES": v}) for k in (0, 2) for v in (0, 1)]
 for _f in ("radix", "radix_local", "radix_local_vec"):

@@ -37,20 +37,22 @@ def sort_rows(
     keys: Any,
     values: Any,
     *,
-    order: bool,
-    variant: str | None,
-    params: dict[str, Any],
+    sorted_keys: bool = True,
+    order: bool = False,
+    variant: str | None = None,
+    params: dict[str, Any] | None = None,
 ) -> tuple[Any, Any, Any]:
-    """Sort each row of the C-contiguous 2D ``keys`` (and ``values`` of its shape) stably:
-    the sorted keys (None when ``order``), the values moved with them (or None) and, when
+    """Sort each row of the C-contiguous 2D ``keys`` (and ``values`` of its shape) stably: the
+    sorted keys (if ``sorted_keys``, else None), the values moved with them (or None) and, if
     ``order``, the positions the sorted keys had in their row (argsort's int64 result)."""
+    params = params or {}
     rows, row = keys.shape
     flat_keys = keys.reshape(-1)
     flat_values = None if values is None else values.reshape(-1)
     n = flat_keys.size
     if n == 0 or row == 1:  # nothing moves
         return (
-            None if order else keys.copy(),
+            keys.copy() if sorted_keys else None,
             None if values is None else values.copy(),
             np.zeros_like(keys, dtype=np.int64) if order else None,
         )
@@ -74,7 +76,7 @@ def sort_rows(
         hi = take(4 * n) if bits == 64 else lo
         dev.launch(program.kernel("encode_words"), *size, staged(dev, flat_keys), lo, hi, un, urow)
         sorted_lo = take(4 * n)
-        if len(words) == 1 and (flat_values is None or moves_values) and not order:
+        if len(words) == 1 and (flat_values is None or moves_values) and sorted_keys and not order:
             # one word: the keys come back from it, and 4-byte values move with it
             value_out: Any = None
             if flat_values is not None:
@@ -103,9 +105,9 @@ def sort_rows(
             position_buffer, position_out = result_buffer(dev, flat_keys, dtype=np.int64)
             dev.launch(program.kernel("positions"), *size, positions_out, position_buffer, un, urow)
             dev.download(position_buffer, position_out)
-        elif len(words) == 1:
+        if sorted_keys and len(words) == 1:
             key_out = _decoded(dev, program, sorted_lo, flat_keys, size)
-        else:
+        elif sorted_keys:
             key_buffer, key_out = result_buffer(dev, flat_keys)
             dev.launch(program.kernel("gather_keys"), *size, staged(dev, flat_keys), positions_out, key_buffer, un)
             dev.download(key_buffer, key_out)
@@ -128,11 +130,17 @@ def _decoded(dev: Device, program: Any, words: Buffer, like: Any, size: tuple[in
     return out
 
 
+def moved_as(dtype: np.dtype) -> tuple[str, int]:
+    """How kernels move elements of ``dtype`` without reading them: as how many units of which
+    unsigned C type (the widest of uchar, ushort, uint, ulong that divides the element's size)."""
+    unit = next(u for u in (8, 4, 2, 1) if dtype.itemsize % u == 0)
+    return {8: "ulong", 4: "uint", 2: "ushort", 1: "uchar"}[unit], dtype.itemsize // unit
+
+
 def gather(dev: Device, source: Buffer, order: Buffer, target: Buffer, n: int, dtype: np.dtype) -> None:
     """Enqueue ``target[i] = source[order[i]]`` for ``n`` elements of ``dtype`` (uint32 ``order``)."""
-    unit = next(u for u in (8, 4, 2, 1) if dtype.itemsize % u == 0)
-    element = {8: "ulong", 4: "uint", 2: "ushort", 1: "uchar"}[unit]
-    kernel = dev.program("primitives/gather.cl", {"E": element, "WORDS": dtype.itemsize // unit}).kernel("gather")
+    element, words = moved_as(dtype)
+    kernel = dev.program("primitives/gather.cl", {"E": element, "WORDS": words}).kernel("gather")
     dev.launch(kernel, round_to_multiple(n, _WG), _WG, source, order, target, np.uint32(n))
 
 
@@ -167,5 +175,5 @@ def argsort(
         keys, axis = keys.reshape(-1), 0
     axis = normalized(axis, keys.ndim, "argsort")
     rows, restore = to_rows(keys, axis)
-    positions = sort_rows(dev, rows, None, order=True, variant=variant, params=params)[2]
+    positions = sort_rows(dev, rows, None, sorted_keys=False, order=True, variant=variant, params=params)[2]
     return returned(restore(positions))

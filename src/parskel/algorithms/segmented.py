@@ -107,6 +107,18 @@ def identity(dtype: np.dtype, op: str) -> str:
     return f"({value}{suffix})"
 
 
+def program_defines(device: Device, out_dtype: np.dtype, op: str, head_type: str = "uchar") -> dict[str, int | str]:
+    """The defines of segmented.cl for results of ``out_dtype`` under ``op``."""
+    kt, components = compute_type(out_dtype, op)
+    return {
+        "T": c_type(kt, device),
+        "COMPONENTS": components,
+        "OP": OPS[op],
+        "IDENTITY": identity(kt, op),
+        "HEAD_T": head_type,
+    }
+
+
 def _input_spec(dtype: np.dtype, device: Device) -> tuple[str, int]:
     """The C type the kernels read elements of ``dtype`` as, and how they convert them (IN_KIND)."""
     if dtype.kind == "b":
@@ -137,25 +149,23 @@ def enqueue(
     out_dtype: np.dtype,
     *,
     heads: Buffer | None = None,
+    head_type: str = "uchar",
     row: int = 0,
     inclusive: bool = True,
     op: str = "add",
 ) -> None:
     """Enqueue the segmented scan of ``n`` elements of ``in_dtype`` in ``src`` into ``dst``
     (elements of the compute type of ``out_dtype``, :func:`compute_type`), a segment starting
-    at every nonzero uchar of ``heads``, or every ``row`` elements when ``heads`` is None."""
+    at every nonzero ``heads`` element (of the C type ``head_type``: uchar or uint), or every
+    ``row`` elements when ``heads`` is None."""
     if n == 0:
         return
     kt, components = compute_type(out_dtype, op)
     tin, in_kind = _input_spec(in_dtype, device)
-    defines: dict[str, int | str] = {
-        "T": c_type(kt, device),
+    defines = program_defines(device, out_dtype, op, head_type) | {
         "TIN": tin,
-        "COMPONENTS": components,
         "IN_KIND": in_kind,
         "HEADS": int(heads is None),
-        "OP": OPS[op],
-        "IDENTITY": identity(kt, op),
         "INCLUSIVE": int(inclusive),
     }
     program = device.program("scan/segmented.cl", defines)
@@ -167,9 +177,9 @@ def enqueue(
         device.launch(program.kernel("segmented_scan"), *size, src, flags, dst, dst, *sizes, np.uint32(0))
         return
     sums = device.alloc(items * components * kt.itemsize)
-    sum_heads = device.alloc(items)
+    sum_heads = device.alloc(items * (4 if head_type == "uint" else 1))
     device.launch(program.kernel("segmented_reduce"), *size, src, flags, sums, sum_heads, *sizes)
-    enqueue(device, sums, sums, items, kt, out_dtype, heads=sum_heads, op=op)
+    enqueue(device, sums, sums, items, kt, out_dtype, heads=sum_heads, head_type=head_type, op=op)
     device.launch(program.kernel("segmented_scan"), *size, src, flags, sums, dst, *sizes, np.uint32(1))
 
 

@@ -114,7 +114,7 @@ def sort(
 
         rows, restore = to_rows(keys, axis)
         value_rows = None if values is None else to_rows(values, axis)[0]
-        out_keys, out_values, _ = sort_rows(dev, rows, value_rows, order=False, variant=variant, params=params)
+        out_keys, out_values, _ = sort_rows(dev, rows, value_rows, variant=variant, params=params)
         result = restore(out_keys) if values is None else (restore(out_keys), restore(out_values))
     if values is None:
         return returned(result.astype(key_type, copy=False))

@@ -12,9 +12,12 @@
  * Elements are COMPONENTS values of T (2 for complex numbers, added part by part), read from
  * TIN and converted: IN_KIND 0 converts with a cast, 1 reads bool (any nonzero byte is 1), 2
  * reads float16 bits (ushort) into float. Integers are added in the unsigned type of their
- * width, so that they wrap as NumPy's do. HEADS 0 takes a uchar flag per element (nonzero: a
- * segment starts there), 1 starts a segment every `row` elements. OP 0 add, 1 multiply, 2 min,
- * 3 max; IDENTITY is the operator's identity in T. */
+ * width, so that they wrap as NumPy's do. HEADS 0 takes a flag of type HEAD_T per element
+ * (nonzero: a segment starts there), 1 starts a segment every `row` elements. OP 0 add, 1
+ * multiply, 2 min, 3 max; IDENTITY is the operator's identity in T.
+ *
+ * segment_heads and segment_totals turn segments given by offsets into heads, and an
+ * inclusive segmented scan into each segment's total (the identity for an empty one). */
 #include "common/parskel.h"
 
 #ifndef TIN
@@ -38,6 +41,9 @@
 #ifndef INCLUSIVE
 #define INCLUSIVE 1
 #endif
+#ifndef HEAD_T
+#define HEAD_T uchar
+#endif
 
 #if OP == 0
 #define COMBINE(a, b) ((T)((a) + (b)))
@@ -59,7 +65,7 @@
 #define LOAD(x) ((T)(x))
 #endif
 
-inline bool is_head(__global const uchar *heads, uint i, uint row)
+inline bool is_head(__global const HEAD_T *heads, uint i, uint row)
 {
 #if HEADS
     return i % row == 0;
@@ -73,8 +79,8 @@ inline uint run_finish(uint n, uint chunk) { return PS_MIN(n, run_begin(n, chunk
 
 /* sums[c]: the OP of run c's elements from its last head on (all of them if it has none);
  * sum_heads[c]: whether run c holds a head */
-__kernel void segmented_reduce(__global const TIN *in, __global const uchar *heads, __global T *sums,
-                               __global uchar *sum_heads, uint n, uint row, uint chunk)
+__kernel void segmented_reduce(__global const TIN *in, __global const HEAD_T *heads, __global T *sums,
+                               __global HEAD_T *sum_heads, uint n, uint row, uint chunk)
 {
     uint c = get_global_id(0);
     uint begin = run_begin(n, chunk), end = run_finish(n, chunk);
@@ -83,7 +89,7 @@ __kernel void segmented_reduce(__global const TIN *in, __global const uchar *hea
     T acc[COMPONENTS];
     for (uint k = 0; k < COMPONENTS; ++k)
         acc[k] = IDENTITY;
-    uchar any = 0;
+    HEAD_T any = 0;
     for (uint i = begin; i < end; ++i) {
         if (is_head(heads, i, row)) {
             any = 1;
@@ -100,7 +106,7 @@ __kernel void segmented_reduce(__global const TIN *in, __global const uchar *hea
 
 /* out: the scan of each run, starting from carries[c - 1] (the inclusive scan of the runs'
  * sums) unless this is the first run or carried is 0 */
-__kernel void segmented_scan(__global const TIN *in, __global const uchar *heads, __global const T *carries,
+__kernel void segmented_scan(__global const TIN *in, __global const HEAD_T *heads, __global const T *carries,
                              __global T *out, uint n, uint row, uint chunk, uint carried)
 {
     uint c = get_global_id(0);
@@ -126,4 +132,26 @@ __kernel void segmented_scan(__global const TIN *in, __global const uchar *heads
 #endif
         }
     }
+}
+
+/* heads[offsets[j]] = 1 for each of the `count` offsets inside the n elements (heads zeroed
+ * before): the elements past the last offset are a segment of their own */
+__kernel void segment_heads(__global const long *offsets, uint count, uint n, __global HEAD_T *heads)
+{
+    uint j = get_global_id(0);
+    if (j < count && offsets[j] < (long)n)
+        heads[offsets[j]] = 1;
+}
+
+/* totals[j]: the inclusive segmented scan at segment j's last element, or the identity */
+__kernel void segment_totals(__global const T *scanned, __global const long *offsets, uint segments,
+                             __global T *totals)
+{
+    uint j = get_global_id(0);
+    if (j >= segments)
+        return;
+    bool empty = offsets[j] >= offsets[j + 1];
+    for (uint k = 0; k < COMPONENTS; ++k)
+        totals[(size_t)j * COMPONENTS + k] =
+            empty ? (T)IDENTITY : scanned[(size_t)(offsets[j + 1] - 1) * COMPONENTS + k];
 }
