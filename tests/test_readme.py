@@ -1,5 +1,5 @@
-"""The Python examples of the README, docs/python_functions.md and docs/distributions.md run as
-written."""
+"""The Python examples of the README, docs/python_functions.md, docs/distributions.md and
+docs/primitives.md run as written."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", ROOT / "docs" / "python_functions.md", ROOT / "docs" / "distributions.md"]
+PAGES = [
+    ROOT / "README.md",
+    ROOT / "docs" / "python_functions.md",
+    ROOT / "docs" / "distributions.md",
+    ROOT / "docs" / "primitives.md",
+]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
