@@ -73,6 +73,8 @@ _BATCHED = [
     {"T": "float", "TA": "ushort", "TB": "int", "A_KIND": 2},
     {"T": "double", "TA": "double", "TB": "float", "A_KIND": 3, "COMPLEX": 1},
     {"T": "ulong", "TA": "long", "TB": "ulong", "TC": "ulong"},
+    {"T": "double", "TA": "double", "TB": "double", "A_KIND": 3, "B_KIND": 3, "COMPLEX": 1, "STAGED": 0},
+    {"T": "float", "TA": "ushort", "TB": "float", "A_KIND": 2, "STAGED": 0},
 ]
 KERNELS += [("matmul/batched.cl", defines) for defines in _BATCHED]
 _VALUES = [{"T": "float", "KIND": 1}, {"T": "ushort", "KIND": 2}, {"T": "ulong", "KIND": 0}, {"T": "uchar", "KIND": 0}]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays, from_dtype, mutually_broadcastable_shapes
 
 import parskel as ps
+from parskel.algorithms import batched
 from parskel.algorithms.batched import MATMUL_TYPES
 
 
@@ -78,3 +79,21 @@ def test_integer_products_wrap_around_as_numpy(device, rng) -> None:
     assert_product(ps.matmul(a, b, device=device), a, b)  # int64 @ uint64 is float64 in NumPy
     c = rng.integers(-128, 128, (17, 300), dtype=np.int8)
     assert_product(ps.matmul(c, c.T, device=device), c, c.T)
+
+
+@pytest.mark.parametrize("tiles", [True, False], ids=["staged", "direct"])
+def test_both_kernels_of_every_dtype(device, rng, monkeypatch, tiles) -> None:
+    """The batched kernel with tiles staged in local memory (GPUs, large products) and without
+    (small products on CPUs), whichever this device would choose."""
+    monkeypatch.setattr(batched, "stages_tiles", lambda device, work: tiles)
+    for a_type, b_type in (
+        (np.int16, np.uint8),
+        (np.bool_, np.bool_),
+        (np.float16, np.float32),
+        (np.complex64, np.int8),
+    ):
+        a = (rng.standard_normal((2, 19, 37)) * 4).astype(a_type)
+        b = (rng.standard_normal((37, 21)) * 4).astype(b_type)
+        if np.dtype(a_type).kind == "c":
+            a = a + 1j * rng.standard_normal(a.shape).astype(a_type)
+        assert_product(ps.matmul(a, b, device=device), a, b)

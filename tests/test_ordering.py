@@ -167,3 +167,17 @@ def test_bad_input_raises_before_any_kernel(device) -> None:
             with pytest.raises(error, match=text):
                 call()
     assert rec.timing.launches == 0
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint32, np.float64, np.bool_], ids=str)
+def test_rows_each_sorted_in_local_memory(device, rng, dtype) -> None:
+    """Rows of up to 4096 keys sorted by a work-group each (local_bitonic; the default on GPUs),
+    one word after the other for 64-bit keys."""
+    keys = (rng.standard_normal((40, 300)) * 50).astype(dtype)
+    values = rng.standard_normal(keys.shape).astype(np.float32)
+    order = reference_order(keys, 1)
+    out_keys, out_values = ps.sort(keys, values, variant="local_bitonic", device=device)
+    np.testing.assert_array_equal(out_keys, np.take_along_axis(keys, order, 1))
+    np.testing.assert_array_equal(out_values, np.take_along_axis(values, order, 1))
+    np.testing.assert_array_equal(ps.argsort(keys, axis=1, variant="local_bitonic", device=device), order)
+    np.testing.assert_array_equal(ps.sort(keys, axis=0, variant="local_bitonic", device=device), np.sort(keys, axis=0))

@@ -154,6 +154,14 @@ def _compute_types(dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
     return dtype, dtype
 
 
+def stages_tiles(device: Device, work: int) -> bool:
+    """Whether products of ``work`` multiply-adds stage tiles in local memory: on GPUs, and on
+    CPUs (whose work-groups pay for every barrier) only large ones. PoCL, 2 cores: 1024
+    products of 32 x 32 float32 took 33 ms unstaged, 77 ms staged; 512 x 512 int32 64 ms staged,
+    160 ms not."""
+    return device.type != "cpu" or work >= VARIANT_WORK
+
+
 def _tile(device: Device, m: int, n: int) -> int:
     """The tile side: 16, or 8 for matrices no larger, or less where the device's work-groups are."""
     sides = device.info.max_work_item_sizes
@@ -178,6 +186,7 @@ def _batched(
         "COMPLEX": int(dtype.kind == "c"),
         "BOOLEAN": int(dtype.kind == "b"),
         "TILE": tile,
+        "STAGED": int(stages_tiles(dev, m * k * n)),
     }
     target = np.dtype(np.float32) if dtype == np.float16 else dtype
     buffer, out = result_buffer(dev, a, shape=(*stack, m, n), dtype=target)

@@ -1,9 +1,11 @@
 /* Products of stacks of matrices, C[b] = A[b] @ B[b], for every numeric dtype (NumPy's matmul of
  * arrays with more than two dimensions, broadcast over the stack).
  *
- * A work-group computes a TILE x TILE tile of one product from TILE x TILE tiles of A and B
- * staged in local memory (as seed 000's tiles variant does), with bounds checks instead of
- * padding; the third dimension of the range runs over the products, each work-group taking
+ * A work-group computes a TILE x TILE tile of one product, with STAGED (GPUs) from TILE x TILE
+ * tiles of A and B staged in local memory (as seed 000's tiles variant does), without (CPUs,
+ * whose work-groups pay for every barrier) each work-item reading its row and column where they
+ * are; bounds checks instead of padding. The third dimension of the range runs over the
+ * products, each work-group taking
  * products get_group_id(2), + get_num_groups(2), ... (CUDA caps that dimension). The product
  * b reads A from element a_offsets[b] and B from b_offsets[b], so a broadcast operand is read
  * where it is, never copied.
@@ -41,6 +43,9 @@
 #ifndef BOOLEAN
 #define BOOLEAN 0
 #endif
+#ifndef STAGED
+#define STAGED 1
+#endif
 
 /* the real and imaginary parts of element i of A (at ap) and of B (at bp), as T */
 #if A_KIND == 3
@@ -74,11 +79,13 @@ __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1))) void matmul_batche
     __global const TA *a, __global const TB *b, __global TC *c, __global const ulong *a_offsets,
     __global const ulong *b_offsets, uint m, uint k, uint n, uint products)
 {
+#if STAGED
     __local T a_re[TILE][TILE];
     __local T b_re[TILE][TILE];
 #if COMPLEX
     __local T a_im[TILE][TILE];
     __local T b_im[TILE][TILE];
+#endif
 #endif
     uint lc = get_local_id(0), lr = get_local_id(1);
     uint col = get_global_id(0), row = get_global_id(1);
@@ -89,6 +96,17 @@ __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1))) void matmul_batche
 #if COMPLEX
         T im = 0;
 #endif
+#if !STAGED
+        for (uint j = 0; row < m && col < n && j < k; ++j) {
+            size_t at = (size_t)row * k + j, bt = (size_t)j * n + col;
+#if COMPLEX
+            re += A_RE(at) * B_RE(bt) - A_IM(at) * B_IM(bt);
+            im += A_RE(at) * B_IM(bt) + A_IM(at) * B_RE(bt);
+#else
+            re += (T)(A_RE(at) * B_RE(bt));
+#endif
+        }
+#else
         for (uint t = 0; t < k; t += TILE) {
             bool in_a = row < m && t + lc < k, in_b = t + lr < k && col < n;
             size_t at = (size_t)row * k + t + lc, bt = (size_t)(t + lr) * n + col;
@@ -109,6 +127,7 @@ __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1))) void matmul_batche
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
+#endif
         if (row < m && col < n) {
             size_t to = ((size_t)p * m + row) * n + col;
 #if COMPLEX
