@@ -57,7 +57,8 @@ def load_shape(dtype: np.dtype, aligned_16: bool) -> tuple[int, int]:
     """Elements per work-item per step (64 bytes' worth, at most 16) and the width of the
     vectors they are read as (16 bytes for scalars of 4 and 8 bytes on aligned buffers)."""
     items = max(1, min(16, 64 // dtype.itemsize))
-    vec = 16 // dtype.itemsize if dtype.names is None and dtype.itemsize in (4, 8) and aligned_16 else 1
+    scalar = dtype.names is None and dtype.kind != "c"
+    vec = 16 // dtype.itemsize if scalar and dtype.itemsize in (4, 8) and aligned_16 else 1
     return items, vec
 
 
