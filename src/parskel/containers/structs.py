@@ -66,7 +66,7 @@ _RESERVED = {
     "cdouble",
 }
 #: The C names of complex element types (kernels/common/complex.h).
-COMPLEX_TYPES = {np.dtype(np.complex64): "cfloat", np.dtype(np.complex128): "cdouble"}
+COMPLEX_TYPES: dict[np.dtype, str] = {np.dtype(np.complex64): "cfloat", np.dtype(np.complex128): "cdouble"}
 
 
 def _fields(dtype: np.dtype) -> list[tuple[str, np.dtype, int]]:
