@@ -126,6 +126,8 @@ def struct_dtype(name: str) -> np.dtype | None:
 def element_c_type(dtype: DTypeLike, device: Device | None = None) -> str:
     """The C type of a container element: a scalar, or a registered struct (layout-checked)."""
     dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return "bool"
     if dt in COMPLEX_TYPES:
         if dt == np.complex128 and device is not None and not device.info.fp64:
             raise DTypeError(f"{device.id} ({device.name}) has no double precision (fp64) for complex128")
@@ -139,6 +141,12 @@ def element_c_type(dtype: DTypeLike, device: Device | None = None) -> str:
         for sub in _structs_in(dt):
             check_device_layout(sub, device)
     return name
+
+
+def stored_c_type(ctype: str) -> str:
+    """The C type a buffer of ``ctype`` elements is declared with in a kernel: a bool is a uchar
+    there (0 or 1, as NumPy stores it), since kernels take no pointers to bool."""
+    return "uchar" if ctype == "bool" else ctype
 
 
 def _field_base(dtype: np.dtype) -> tuple[np.dtype, tuple[int, ...]]:

@@ -34,6 +34,8 @@ def operator(source: UserSource, skeleton: str, role: str = "reduce") -> tuple[U
                 f"{t!r}; parameter {p.name!r} is {p.type!r}"
             )
     fn.check_indices(0)
+    if t == "bool":
+        raise UserFunctionError(f"{fn.where} {fn.signature.name!r}: an operator cannot work on bools; use uchar")
     return fn, dtype_of(t, fn.where)
 
 

@@ -58,7 +58,7 @@ _ALIASES = {
     "signed short": "short",
     "signed long": "long",
 }
-_SCALARS = {element_c_type(dt): dt for dt in (*scalar_types(), *COMPLEX_TYPES)}
+_SCALARS = {element_c_type(dt): dt for dt in (*scalar_types(), *COMPLEX_TYPES, np.dtype(np.bool_))}
 _FUNCTION = re.compile(r"([A-Za-z_][\w\s\*]*?)\b([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{")
 # comments, and preprocessor lines (with their continuations), which hold no function definition
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/|^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.S | re.M)
