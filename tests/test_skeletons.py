@@ -70,6 +70,54 @@ def test_reduce_sum(device, n, t):
     assert got == x.sum(dtype=t)
 
 
+UAFFINE = ps.struct("uaffine", [("a", np.uint32), ("b", np.uint32)])
+UCOMPOSE_SOURCE = (
+    "uaffine compose(uaffine f, uaffine g) { uaffine r; r.a = g.a * f.a; r.b = g.a * f.b + g.b; return r; }"
+)
+UCOMPOSE = ps.Reduce(UCOMPOSE_SOURCE, identity=np.array((1, 0), UAFFINE)[()])
+
+
+@pytest.mark.parametrize("n", [1, 4099, (1 << 19) + 7])
+def test_non_commutative_reduce_over_long_chunks_keeps_the_order(device, n):
+    # x -> a*x + b modulo 2^32 composed in order: exact and order-sensitive, over inputs long
+    # enough that each work-item folds its chunk in several parts (CPUs)
+    rng = np.random.default_rng(n)
+    a = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32) | 1
+    b = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    f = np.empty(n, UAFFINE)
+    f["a"], f["b"] = a, b
+    got = UCOMPOSE(ps.Vector(f, device=device))
+    while a.size > 1:  # the reference: neighbours composed pairwise, in order
+        if a.size % 2:
+            a, b = np.append(a, np.uint32(1)), np.append(b, np.uint32(0))
+        fa, fb, ga, gb = a[0::2], b[0::2], a[1::2], b[1::2]
+        a, b = ga * fa, ga * fb + gb
+    assert (int(got["a"]), int(got["b"])) == (int(a[0]), int(b[0]))
+
+
+@pytest.mark.parametrize("inclusive", [False, True])
+def test_non_commutative_scan_over_many_runs_keeps_the_order(device, inclusive):
+    # the same exact, order-sensitive composition as a scan: long enough for several runs per
+    # CPU core and several parts per run
+    n = 200_003
+    rng = np.random.default_rng(n)
+    f = np.empty(n, UAFFINE)
+    f["a"] = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32) | 1
+    f["b"] = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    scan = ps.Scan(UCOMPOSE_SOURCE, identity=np.array((1, 0), UAFFINE)[()], inclusive=inclusive)
+    got, total = scan(ps.Vector(f, device=device))
+    want = np.empty(n, UAFFINE)
+    a, b, mask = 1, 0, (1 << 32) - 1
+    for i, (fa, fb) in enumerate(zip(f["a"].tolist(), f["b"].tolist(), strict=True)):
+        if not inclusive:
+            want[i] = (a, b)
+        a, b = (fa * a) & mask, (fa * b + fb) & mask
+        if inclusive:
+            want[i] = (a, b)
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert (int(total["a"]), int(total["b"])) == (a, b)
+
+
 @FEW
 @given(n=SIZES, t=st.sampled_from(list(INT_TYPES)), inclusive=st.booleans())
 def test_scan_sum(device, n, t, inclusive):
@@ -142,6 +190,24 @@ def test_map_on_matrix_gets_row_and_column(device):
     m = ps.Matrix(np.ones((3, 5), dtype=np.int32), device=device)
     f = ps.Map("int f(int x, ps_index r, ps_index c) { return x + 10 * r + c; }")
     np.testing.assert_array_equal(f(m).numpy(), 1 + 10 * np.arange(3)[:, None] + np.arange(5))
+
+
+def test_large_matrix_and_void_map_cover_whole_groups_and_the_tail(device):
+    # more elements than several work-groups and not a multiple of one: on CPUs the whole groups
+    # run unchecked and the rest in a second launch
+    rows, cols = 37, 301
+    m = ps.Matrix(np.arange(rows * cols, dtype=np.int32).reshape(rows, cols), device=device)
+    f = ps.Map("int f(int x, ps_index r, ps_index c) { return x - 1000 * r - c; }")
+    want = np.arange(rows * cols).reshape(rows, cols) - 1000 * np.arange(rows)[:, None] - np.arange(cols)
+    np.testing.assert_array_equal(f(m).numpy(), want)
+    n = rows * cols
+    order = np.random.default_rng(n).permutation(n).astype(np.uint32)
+    target = ps.Vector(size=n, dtype=np.uint32, device=device)
+    scatter = ps.Map("void f(uint p, ps_index i, __global uint *out) { out[p] = (uint)i; }")
+    assert scatter(ps.Vector(order, device=device), target) is None
+    inverse = np.empty(n, np.uint32)
+    inverse[order] = np.arange(n, dtype=np.uint32)
+    np.testing.assert_array_equal(target.numpy(), inverse)
 
 
 def test_extra_containers_read_and_write(device):

@@ -13,9 +13,6 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only: a report must work without a display
 import matplotlib.pyplot as plt
 
 CSS = """

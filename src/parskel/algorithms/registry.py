@@ -131,6 +131,7 @@ def register(variant: Variant) -> Variant:
 
 
 def families() -> list[str]:
+    """The names of the registered families (``matmul``, ``scan``, ``sort``, ...), sorted."""
     return sorted(_REGISTRY)
 
 
@@ -142,6 +143,8 @@ def variants(family: str) -> list[Variant]:
 
 
 def get(family: str, name: str) -> Variant:
+    """The variant ``name`` of ``family``; :class:`VariantError` listing the family's variants if
+    there is none."""
     for variant in variants(family):
         if variant.name == name:
             return variant

@@ -8,9 +8,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..probe.display import percent
 from ..progress import Bar
 from .harness import UNSTABLE, Result
+from .roofline import ABOVE_PEAK_NOTE, peak_cell
 from .summary import Row, failures
 
 
@@ -83,7 +83,7 @@ def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Resul
     for row in largest_rows:
         figure = "-" if row.figure is None else f"{row.figure:.3g} {row.metric}"
         cells = [row.family, row.device, str(row.size), row.best, seconds(row.seconds), figure]
-        cells += [f"{percent(row.of_peak)} / {percent(row.kernel_of_peak)}"] if peaks else []
+        cells += [peak_cell(row.of_peak, row.kernel_of_peak)] if peaks else []
         cells += [f"{ratio(row.vs_baseline)} ({row.baseline or '-'})", row.peer or "-"]
         cells += [ratio(row.vs_peer) + (" ~" if row.unstable else "")]
         table.add_row(*cells)
@@ -93,6 +93,8 @@ def print_summary(console: Console, rows: Sequence[Row], results: Sequence[Resul
             "% of peak: of the device's best bandwidth (GB/s families, sort) or fp32 fma "
             "throughput (matmul) measured by `parskel probe`"
         )
+        if any(max(r.of_peak or 0, r.kernel_of_peak or 0) > 1 for r in largest_rows):
+            console.print(ABOVE_PEAK_NOTE)
     if any(row.unstable for row in largest_rows):
         console.print(
             "~ a figure of the row was unstable: its repetitions disagreed by more than "

@@ -22,12 +22,11 @@ from ..pages import table as _table
 from ..pages import write_csv as _write_csv
 from ..pages import write_page
 from ..probe import Profile
-from ..probe.display import percent
 from ..probe.report import page_name
 from .cases import CASES
 from .harness import UNSTABLE, Result
 from .progress import PEAK_COLUMN, ratio, seconds
-from .roofline import profiles_of, roofline_chart
+from .roofline import ABOVE_PEAK_NOTE, peak_cell, profiles_of, roofline_chart
 from .store import Run, Store
 from .summary import Row, failures, fastest, speedup_over_baseline, summarize
 
@@ -303,7 +302,7 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
                         r.best,
                         seconds(r.seconds),
                         "-" if r.figure is None else f"{r.figure:.3g} {r.metric}",
-                        *([f"{percent(r.of_peak)} / {percent(r.kernel_of_peak)}"] if peak else []),
+                        *([peak_cell(r.of_peak, r.kernel_of_peak)] if peak else []),
                         f"{r.baseline or '-'} {seconds(r.baseline_seconds)}",
                         ratio(r.vs_baseline),
                         f"{r.peer or '-'} {seconds(r.peer_seconds)}",
@@ -314,6 +313,8 @@ def write_report(store: Store, out: str | Path, run_ids: Sequence[int] | None = 
                 numeric={2, 4, 5, 6, 8, 10} if peak else {2, 4, 5, 7, 9},
             )
         )
+        if peak and any(max(r.of_peak or 0, r.kernel_of_peak or 0) > 1 for r in rows):
+            body.append(f"<p class=note>{_e(ABOVE_PEAK_NOTE)}</p>")
         body += [_roofline_section(folder, run, device, profile, results) for device, profile in profiles.items()]
         for family in dict.fromkeys(r.family for r in results):
             body.append(_family_section(folder, run, family, [r for r in results if r.family == family], results))

@@ -109,3 +109,25 @@ def _roof(intensity: float, bandwidth: float | None, flops: float | None) -> flo
     """The attainable G(FL)OP/s at ``intensity`` under the ceilings that are known."""
     ceilings = [c for c in (intensity * bandwidth if bandwidth else None, flops) if c]
     return min(ceilings)
+
+
+#: what a figure above its measured peak is marked with, and why
+ABOVE_PEAK = "!"
+ABOVE_PEAK_NOTE = (
+    "! above the peak the probe measured: the figure beats the probe's best (its scalar instruction "
+    "chains do not use all of a CPU's vector units), so that peak bounds nothing here"
+)
+
+
+def peak_cell(e2e: float | None, kernel: float | None) -> str:
+    """The "% of peak" cell of a row: end to end / kernels, each marked when above the peak.
+
+    >>> peak_cell(0.5, 1.2)
+    '50 % / 120 %!'
+    """
+    from ..probe.display import percent
+
+    def one(value: float | None) -> str:
+        return percent(value) + (ABOVE_PEAK if value is not None and value > 1.0 else "")
+
+    return f"{one(e2e)} / {one(kernel)}"

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import ParskelError
-from . import bench, devices, enlight, probe, study, tune
+from . import bench, devices, docs, enlight, probe, study, tune
 from .common import UsageError
 
-COMMANDS = (devices, bench, probe, study, enlight, tune)
+COMMANDS = (devices, bench, probe, study, enlight, tune, docs)
 
 EPILOG = """examples:
   parskel devices                 every OpenCL (and CUDA) device, the default marked with *
@@ -31,6 +31,7 @@ EPILOG = """examples:
   parskel study --quick           seed 002's optimization study at small sizes, with its findings
   parskel tune scan               search scan's variants and parameters here; parskel.scan uses the best
   parskel explain sort --size 2^24    which sort variant and parameters a call would use, and why
+  parskel docs --open             build the documentation site from a checkout and open it
 """
 
 
@@ -51,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the exit status is 0 on success, 2 for a mistake the user can fix."""
+    # the commands draw charts into files only: no display needed. The library itself leaves
+    # the backend alone, so that a notebook importing parskel keeps showing its own figures.
+    os.environ.setdefault("MPLBACKEND", "Agg")
     parser = build_parser()
     args = parser.parse_args(argv)
     if argv is not None and getattr(args, "argv", "") is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import sys
 from pathlib import Path
 
 from ..errors import ArgumentError
@@ -13,6 +12,7 @@ from ..pipeline import max_device_memory, parse_bytes
 from .common import (
     UsageError,
     chosen_devices,
+    command_line,
     device_option,
     names,
     positive_int,
@@ -94,7 +94,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     folder = writable_folder(args.out)
     devs = chosen_devices(names(args.device))
-    command = " ".join(["parskel", *(sys.argv[1:] if args.argv is None else args.argv)])
+    command = command_line(args)
     with max_device_memory(cap) if cap is not None else contextlib.nullcontext():
         outcome = bench(
             devs,

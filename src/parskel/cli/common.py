@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..runtime import Device, devices
@@ -129,3 +130,9 @@ def chosen_devices(specs: list[str]) -> list[Device]:
         if dev not in chosen:
             chosen.append(dev)
     return chosen
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command as the user typed it, for the records a run stores."""
+    given = getattr(args, "argv", None)
+    return " ".join(["parskel", *(sys.argv[1:] if given is None else given)])

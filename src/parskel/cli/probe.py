@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from .common import UsageError, chosen_devices, device_option, names, writable_folder
+from .common import UsageError, chosen_devices, command_line, device_option, names, writable_folder
 
 EPILOG = """examples:
   parskel probe --quick                        the default device in under a minute
@@ -45,7 +44,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     out = writable_folder(args.out)
     writable_folder(str(out / "report"))
     devs = chosen_devices(names(args.device))
-    command = " ".join(["parskel", *(sys.argv[1:] if args.argv is None else args.argv)])
+    command = command_line(args)
     err = Console(stderr=True, quiet=args.json)
     shown = Console(quiet=args.json)
     outcome = []

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from .common import (
     UsageError,
     chosen_devices,
+    command_line,
     device_option,
     names,
     positive_int,
@@ -64,7 +64,7 @@ def cmd_study(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     folder = writable_folder(args.out)
     devices = chosen_devices(names(args.device))
-    command = " ".join(["parskel", *(sys.argv[1:] if args.argv is None else args.argv)])
+    command = command_line(args)
     outcome = lib.study(
         devices,
         settings,

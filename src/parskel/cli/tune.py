@@ -9,7 +9,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from .common import UsageError, chosen_devices, device_option, names, parse_sizes, seconds
+from .common import UsageError, chosen_devices, device_option, names, parse_sizes, positive_int, seconds
 
 if TYPE_CHECKING:
     from ..runtime import Device
@@ -226,16 +226,6 @@ def _budget(text: str) -> float:
     return value
 
 
-def _evaluations(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "tune",
@@ -262,12 +252,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="seconds of measurement for the run, shared by the sizes (default 60; 0: no limit)",
     )
-    p.add_argument("--evaluations", type=_evaluations, metavar="N", help="evaluate at most N points per size")
+    p.add_argument("--evaluations", type=positive_int, metavar="N", help="evaluate at most N points per size")
     p.add_argument("--variants", action="append", help="only these variants (comma list)")
     p.add_argument(
         "--set", action="append", metavar="NAME=V[,V...]", help="only these values of a parameter; repeatable"
     )
-    p.add_argument("--reps", type=_evaluations, default=3, help="measured repetitions per point (default 3)")
+    p.add_argument("--reps", type=positive_int, default=3, help="measured repetitions per point (default 3)")
     p.add_argument("--seed", type=int, default=20133, help="the strategy's random seed")
     p.add_argument(
         "--write-defaults",

@@ -59,6 +59,7 @@ class Operation:
         return (out, t(self.start), t(self.a), t(self.b), np.int32(flag))
 
 
+#: The operations a probe times, by name (``"fp32 fma"``, ``"int32 add"``, ...).
 OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (

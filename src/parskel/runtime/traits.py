@@ -85,3 +85,22 @@ def grid_stride_groups(device: Device, n: int, group: int) -> int:
     if device.type == "cpu":
         return groups
     return min(groups, device.info.compute_units * groups_per_unit(device, group))
+
+
+def cpu_runs(device: Device, n: int, groups_per_cu: int, min_run: int, multiple: int = 1) -> tuple[int, int]:
+    """For work shaped for CPUs (a few work-groups of one work-item, each walking a contiguous
+    run front to back): the number of work-groups for ``n`` elements (``n`` >= 1) on ``device``,
+    ``groups_per_cu`` per compute unit but runs of at least ``min_run``, and the elements each
+    one owns: a multiple of ``multiple``; the last run is shorter.
+
+    >>> class Info: compute_units = 2
+    >>> class Dev: info = Info()
+    >>> cpu_runs(Dev(), 100_000, 4, 4096, 16)    # 8 runs of 12512 (the last 12416)
+    (8, 12512)
+    >>> cpu_runs(Dev(), 5000, 4, 4096, 16)       # too short for 8 runs of 4096
+    (2, 2512)
+    """
+    groups = max(1, min(device.info.compute_units * groups_per_cu, -(-n // min_run)))
+    per_group = -(-n // groups)
+    chunk = -(-per_group // multiple) * multiple
+    return -(-n // chunk), chunk

@@ -31,8 +31,8 @@ class _Plan:
 
 
 class AllPairs(Skeleton):
-    """``AllPairs(zip, reduce, identity)(A, B, *extra)``: the Matrix
-    ``C[i, j] = reduce(... reduce(identity, zip(A[i, 0], B[0, j])) ..., zip(A[i, k-1], B[k-1, j]))``.
+    """``AllPairs(zip, reduce, identity)(A, B, *extra)``: the Matrix whose element ``C[i, j]``
+    folds ``zip(A[i, l], B[l, j])`` for l = 0 to k - 1, in order, into ``identity`` with ``reduce``.
 
     ``zip`` may declare up to three index parameters (row, column, and l). Extra
     arguments go to ``zip`` first, the rest to ``reduce``.

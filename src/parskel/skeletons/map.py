@@ -24,6 +24,7 @@ TEMPLATE = "skeletons/map.cl"
 @dataclass(frozen=True)
 class _Plan:
     kernel: Kernel
+    flat: Kernel | None  # unchecked whole work-groups, on CPUs
     group: int
     out_dtype: np.dtype | None
 
@@ -61,7 +62,8 @@ class Elementwise(Skeleton):
         used = list(dtypes) + ([] if self._out_dtype is None else [self._out_dtype])
         program = build(dev, self.name, TEMPLATE, [fn], used, "\n".join(glue) + "\n")
         kernel = program.kernel("ps_map")
-        return _Plan(kernel, group_size(kernel, dev), self._out_dtype)
+        flat = program.kernel("ps_map_flat") if dev.type == "cpu" else None
+        return _Plan(kernel, flat, group_size(kernel, dev), self._out_dtype)
 
     def _run(
         self, inputs: list[Container], shape_like: Container, extras: tuple[Any, ...], out: Any
@@ -86,9 +88,14 @@ class Elementwise(Skeleton):
             head.append(result.writable_buffer() if out is not None else result.output_buffer())
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
-        cols = shape_like.shape[1] if matrix else 1
-        groups = grid_stride_groups(dev, n, plan.group)
-        dev.launch(plan.kernel, groups * plan.group, plan.group, *head, np.uint32(n), np.uint32(max(cols, 1)), *args)
+        cols = np.uint32(max(shape_like.shape[1] if matrix else 1, 1))
+        first = 0
+        if plan.flat is not None and n >= plan.group:
+            first = n - n % plan.group
+            dev.launch(plan.flat, first, plan.group, *head, np.uint32(n), cols, *args)
+        if first < n:
+            groups = grid_stride_groups(dev, n - first, plan.group)
+            dev.launch(plan.kernel, groups * plan.group, plan.group, *head, np.uint32(n), cols, np.uint32(first), *args)
         if result is not None:
             result.mark_device_written()
         mark_written(written)

@@ -21,6 +21,14 @@ from .program import build, build_grouped, build_warped, check_size
 from .userfn import UserFunction, UserSource, dtype_of
 
 TEMPLATE = "skeletons/reduce.cl"
+CPU_CHAINS = 8
+
+
+def chains(dev: Device, dtype: np.dtype) -> int:
+    """Independent folds per work-item: several on CPUs, whose compilers may not reorder a
+    floating-point or record operator and so would wait out its latency element by element;
+    one for integers, whose folds the compiler vectorises itself, and on GPUs."""
+    return CPU_CHAINS if dev.type == "cpu" and dtype.kind not in "iub" else 1
 
 
 def operator(source: UserSource, skeleton: str, role: str = "reduce") -> tuple[UserFunction, np.dtype]:
@@ -104,7 +112,8 @@ class Reduction(Skeleton):
             f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
             f"#define PS_MAP_EXTRA_PARAMS {map_params}\n#define PS_MAP_EXTRA_ARGS {map_args}\n"
             f"#define PS_OP_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define PS_OP_EXTRA_ARGS {extra_args(op, 'ps_x')}\n"
-            f"#define ITEMS {items}\n#define VEC {vec}\n" + identity_glue(self.identity)
+            f"#define ITEMS {items}\n#define VEC {vec}\n#define PS_CHAINS {chains(dev, self.dtype)}\n"
+            + identity_glue(self.identity)
         )
         program, group = build_grouped(
             dev,

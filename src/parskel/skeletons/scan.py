@@ -1,5 +1,6 @@
 """Scan: prefix combinations, inclusive or exclusive, with the total (seed 004, section 2.4.1).
-Any size, in one launch; kernel template ``kernels/skeletons/scan.cl``."""
+Any size, in one launch on GPUs (kernel template ``kernels/skeletons/scan.cl``); in two over
+long contiguous runs on CPUs (``kernels/skeletons/scan_cpu.cl``)."""
 
 from __future__ import annotations
 
@@ -11,20 +12,23 @@ import numpy as np
 from ..containers.base import Container
 from ..errors import ShapeError, boolean
 from ..runtime import Buffer, Device, Kernel
-from ..runtime.traits import aligned, lookback_defines
+from ..runtime.traits import aligned, cpu_runs, lookback_defines
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
 from .identity import identity_buffer, identity_glue
 from .program import build, build_grouped, build_warped, check_size
-from .reduce import extra_args, load_shape, operator
+from .reduce import chains, extra_args, load_shape, operator
 from .userfn import UserSource
 
 TEMPLATE = "skeletons/scan.cl"
+CPU_TEMPLATE = "skeletons/scan_cpu.cl"
+RUNS_PER_UNIT = 4  # CPU runs per compute unit, so that uneven cores still share the work
 
 
 @dataclass(frozen=True)
 class _Plan:
-    kernel: Kernel
+    kernel: Kernel | None  # the one-pass scan (GPUs)
+    runs: tuple[Kernel, Kernel] | None  # the runs' totals, then the runs' scans (CPUs)
     group: int
     items: int
     identity: Buffer
@@ -57,6 +61,15 @@ class Scan(Skeleton):
 
     def _build(self, dev: Device, vec_ok: bool) -> _Plan:
         op = self.op
+        if dev.type == "cpu":
+            glue = (
+                f"#define PS_T {op.return_type}\n#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
+                f"#define PS_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define INCLUSIVE {int(self.inclusive)}\n"
+                f"#define PS_CHAINS {chains(dev, self.dtype)}\n" + identity_glue(self.identity)
+            )
+            program = build(dev, self.name, CPU_TEMPLATE, [op], [self.dtype], glue)
+            ident = identity_buffer(self.identity, self.dtype, dev, program, "Scan identity")
+            return _Plan(None, (program.kernel("ps_run_totals"), program.kernel("ps_run_scan")), 1, 1, ident)
         items, vec = load_shape(self.dtype, vec_ok)
         glue = (
             f"#define PS_T {op.return_type}\n#define PS_VT {op.return_type}{vec}\n"
@@ -74,7 +87,7 @@ class Scan(Skeleton):
             ("ps_scan",),
         )
         ident = identity_buffer(self.identity, self.dtype, dev, program, "Scan identity")
-        return _Plan(program.kernel("ps_scan"), group, items, ident)
+        return _Plan(program.kernel("ps_scan"), None, group, items, ident)
 
     def __call__(self, a: Container | np.ndarray, *extra: Any, out: Any = None) -> tuple[Container | np.ndarray, Any]:
         if isinstance(a, np.ndarray):  # a host array, in chunks where that pays
@@ -94,18 +107,26 @@ class Scan(Skeleton):
         dst = result.writable_buffer() if out is not None else result.output_buffer()
         vec_ok = aligned(src, 16) and aligned(dst, 16)
         plan = self._plan((dev, vec_ok), lambda: self._build(dev, vec_ok))
-        total = self._scan(dev, plan, src, dst, a.size, args)
+        total, offset = self._scan(dev, plan, src, dst, a.size, args)
         result.mark_device_written()
         mark_written(written)
         host = np.empty(1, dtype=self.dtype)
-        dev.download(total, host, offset=total_offset(a.size, plan, self.dtype))
+        dev.download(total, host, offset=offset)
         return result, host[0]
 
-    def _scan(self, dev: Device, plan: _Plan, src: Buffer, dst: Buffer, n: int, args: list[Any]) -> Buffer:
+    def _scan(self, dev: Device, plan: _Plan, src: Buffer, dst: Buffer, n: int, args: list[Any]) -> tuple[Buffer, int]:
         """Scan ``n`` elements of ``src`` into ``dst``; returns the buffer that holds their total
-        at :func:`total_offset`."""
+        and the total's byte offset in it."""
         if n == 0:
-            return plan.identity
+            return plan.identity, 0
+        if plan.runs is not None:
+            totals_kernel, scan_kernel = plan.runs
+            runs, chunk = cpu_runs(dev, n, RUNS_PER_UNIT, 4096)
+            totals = dev.alloc((runs + 1) * self.dtype.itemsize)
+            dev.launch(totals_kernel, runs, 1, src, totals, plan.identity, np.uint32(n), np.uint32(chunk), *args)
+            dev.launch(scan_kernel, runs, 1, src, dst, totals, plan.identity, np.uint32(n), np.uint32(chunk), *args)
+            return totals, runs * self.dtype.itemsize
+        assert plan.kernel is not None
         L = plan.group
         tiles = -(-n // (L * plan.items))
         state = dev.alloc((tiles + 1) * 4)
@@ -114,13 +135,4 @@ class Scan(Skeleton):
         dev.launch(
             plan.kernel, tiles * L, L, src, dst, state, values, plan.identity, np.uint32(n), np.uint32(tiles), *args
         )
-        return values
-
-
-def total_offset(n: int, plan: _Plan, dtype: np.dtype) -> int:
-    """Where the total of ``n`` scanned elements is: the last tile's inclusive prefix (byte 0 of
-    the identity buffer when there is none)."""
-    if n == 0:
-        return 0
-    tiles = -(-n // (plan.group * plan.items))
-    return (2 * tiles - 1) * dtype.itemsize
+        return values, (2 * tiles - 1) * self.dtype.itemsize  # the last tile's inclusive prefix

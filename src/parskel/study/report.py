@@ -10,9 +10,6 @@ from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only: the report must work without a display
 import matplotlib.pyplot as plt
 import numpy as np
 

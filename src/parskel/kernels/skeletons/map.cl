@@ -2,7 +2,9 @@
  * i, i + S, i + 2S, ... (S the launch's work-items), four at a time so that four loads are in
  * flight before the stores (the output may alias an input: each element is read and written by
  * one work-item only). On GPUs the host launches enough work-groups to fill the device, not
- * one work-item per element; on CPUs one work-item per element (runtime/traits.py says why).
+ * one work-item per element; on CPUs one work-item per element (runtime/traits.py says why):
+ * there ps_map_flat covers the whole work-groups without a bound check, which PoCL turns into
+ * one vectorised loop over the group, and ps_map the last ps_n - ps_first elements.
  * The glue defines PS_INPUT_PARAMS (one __global pointer per input), PS_OUT_PARAM, PS_OUT_T and
  * PS_VOID (1 when the user function returns nothing), PS_EXTRA_PARAMS and PS_ELEMENT_AT(i, row,
  * col), the user call on element i (at row, col of a matrix of ps_cols columns). */
@@ -10,10 +12,20 @@
 
 #define PS_AT(i) PS_ELEMENT_AT((i), (i) / ps_cols, (i) % ps_cols)
 
-__kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_cols PS_EXTRA_PARAMS)
+__kernel void ps_map_flat(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_cols PS_EXTRA_PARAMS)
+{
+    uint i = get_global_id(0);
+#if PS_VOID
+    PS_AT(i);
+#else
+    ps_out[i] = PS_AT(i);
+#endif
+}
+
+__kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_cols, uint ps_first PS_EXTRA_PARAMS)
 {
     uint stride = get_global_size(0);
-    uint i = get_global_id(0);
+    uint i = ps_first + get_global_id(0);
 #if PS_VOID
     for (; i < ps_n; i += stride)
         PS_AT(i);

@@ -10,7 +10,8 @@
  * Glue: PS_T (result type), PS_IN_T (input type; PS_IN_VT its VEC-wide vector), PS_MAP(x, i)
  * (element x at index i, mapped for MapReduce), PS_OP(a, b), PS_MAP_EXTRA_PARAMS/_ARGS and
  * PS_OP_EXTRA_PARAMS/_ARGS (the extra arguments of the map function and of the operator),
- * PS_WG (the work-group size), ITEMS and VEC. */
+ * PS_WG (the work-group size), ITEMS, VEC and PS_CHAINS (independent folds per work-item: 1 on
+ * GPUs, several on CPUs). */
 #include "common/parskel.h"
 #include "common/subgroup.h"
 #include "common/coherent.h"
@@ -90,10 +91,34 @@ void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS
                 x = PS_OP(x, other);
         }
         acc = PS_OP(acc, x);
-#else
+#elif PS_CHAINS == 1
         acc = ps_fold_items(ps_in, t, end, acc, ps_cols PS_MAP_EXTRA_ARGS PS_OP_EXTRA_ARGS);
+#else
+        break;
 #endif
     }
+#if R_LANES == 1 && PS_CHAINS > 1
+    {
+        /* CPUs: the chunk in PS_CHAINS contiguous parts folded side by side, so that the
+         * operator's latency overlaps across independent chains; the parts then combine in order */
+        uint part = ((end - begin + PS_CHAINS - 1) / PS_CHAINS + ITEMS - 1) / ITEMS * ITEMS;
+        PS_T chain[PS_CHAINS];
+#pragma unroll
+        for (uint c = 0; c < PS_CHAINS; ++c)
+            chain[c] = identity;
+        for (uint t = 0; t < part; t += ITEMS) {
+#pragma unroll
+            for (uint c = 0; c < PS_CHAINS; ++c) {
+                uint lo = PS_MIN(begin + c * part, end), hi = PS_MIN(lo + part, end);
+                if (lo + t < hi)
+                    chain[c] = ps_fold_items(ps_in, lo + t, hi, chain[c], ps_cols PS_MAP_EXTRA_ARGS PS_OP_EXTRA_ARGS);
+            }
+        }
+#pragma unroll
+        for (uint c = 0; c < PS_CHAINS; ++c)
+            acc = PS_OP(acc, chain[c]);
+    }
+#endif
     PS_T total;
     ps_group_exclusive_scan(lane == 0 ? acc : identity, identity, scratch, &total PS_OP_EXTRA_ARGS);
     if (lid == 0) {
