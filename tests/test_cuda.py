@@ -52,6 +52,47 @@ for _t in ("int", "uint", "long", "ulong", "float", "double"):
         KERNELS.append((f"scan/{_f}.cl", {"T": _t, "WG": 256}))
 KERNELS += [("sort/keys.cl", {"KEY_KIND": k}) for k in (0, 1, 2)]
 KERNELS += [("sort/bitonic.cl", {}), ("sort/bitonic_fused.cl", {})]
+KERNELS += [
+    ("sort/words.cl", {"KEY_BITS": b, "KEY_CLASS": c, "ROWS": r})
+    for b, c, r in ((8, 0, 1), (8, 1, 0), (16, 2, 1), (32, 2, 0), (32, 1, 0), (64, 0, 0), (64, 2, 0))
+]
+_SEGMENTED = [
+    {"T": "uchar", "TIN": "char", "OP": 0, "IDENTITY": "0"},
+    {"T": "ulong", "TIN": "uchar", "IN_KIND": 1, "HEADS": 1, "INCLUSIVE": 0},
+    {"T": "float", "TIN": "ushort", "IN_KIND": 2, "OP": 3, "IDENTITY": "(-INFINITY)"},
+    {"T": "double", "TIN": "double", "COMPONENTS": 2, "HEADS": 1},
+    {"T": "long", "TIN": "long", "OP": 2, "IDENTITY": "(9223372036854775807L)"},
+    {"T": "int", "TIN": "int", "OP": 1, "IDENTITY": "1"},
+    {"T": "ulong", "TIN": "long", "OP": 2, "IDENTITY": "(18446744073709551615UL)", "HEAD_T": "uint"},
+]
+KERNELS += [("scan/segmented.cl", defines) for defines in _SEGMENTED]
+_BATCHED = [
+    {"T": "float", "TA": "float", "TB": "float", "TILE": 16},
+    {"T": "uchar", "TA": "char", "TB": "uchar", "TC": "uchar", "TILE": 8},
+    {"T": "uint", "TA": "uchar", "TB": "uchar", "TC": "uchar", "A_KIND": 1, "B_KIND": 1, "BOOLEAN": 1},
+    {"T": "float", "TA": "ushort", "TB": "int", "A_KIND": 2},
+    {"T": "double", "TA": "double", "TB": "float", "A_KIND": 3, "COMPLEX": 1},
+    {"T": "ulong", "TA": "long", "TB": "ulong", "TC": "ulong"},
+    {"T": "double", "TA": "double", "TB": "double", "A_KIND": 3, "B_KIND": 3, "COMPLEX": 1, "STAGED": 0},
+    {"T": "float", "TA": "ushort", "TB": "float", "A_KIND": 2, "STAGED": 0},
+]
+KERNELS += [("matmul/batched.cl", defines) for defines in _BATCHED]
+_VALUES = [{"T": "float", "KIND": 1}, {"T": "ushort", "KIND": 2}, {"T": "ulong", "KIND": 0}, {"T": "uchar", "KIND": 0}]
+KERNELS += [("primitives/search.cl", {**v, "RIGHT": r}) for v in _VALUES for r in (0, 1)]
+KERNELS += [("primitives/runs.cl", v) for v in [*_VALUES, {"T": "double", "KIND": 3, "EQUAL_NAN": 0}]]
+KERNELS += [
+    ("primitives/histogram.cl", {**v, "MODE": m, "EVEN": e, "LOCAL_BINS": b, "E": t, "WG": 256})
+    for v, m, e, b, t in (
+        (_VALUES[0], 1, 1, 4096, "double"),
+        (_VALUES[1], 1, 0, 0, "float"),
+        ({"T": "long", "KIND": 0}, 0, 0, 4096, "double"),
+        (_VALUES[2], 1, 1, 0, "double"),
+    )
+]
+KERNELS += [
+    ("primitives/compact.cl", {"E": e, "WORDS": w, "PARTITION": p}) for e, w, p in (("uint", 1, 0), ("ulong", 2, 1))
+]
+KERNELS += [("primitives/gather.cl", {"E": e, "WORDS": w}) for e, w in (("uchar", 1), ("ushort", 1), ("ulong", 2))]
 KERNELS += [("sort/local_bitonic.cl", {"KEY_KIND": k, "WITH_VALUES": v}) for k in (0, 2) for v in (0, 1)]
 for _f in ("radix", "radix_local", "radix_local_vec"):
     KERNELS += [(f"sort/{_f}.cl", {"KEYS_PER_ITEM": 32, "WITH_VALUES": v, "WG": 256}) for v in (0, 1)]

@@ -30,6 +30,9 @@ LAYERS = {
     "skeletons": {"runtime", "containers", "pipeline", "tune.database"},
     # algorithms composed of skeletons, registered beside the hand-written variants
     "skeletal": {"runtime", "containers", "algorithms", "skeletons"},
+    # primitives (histogram, unique, copy_if, ...) built on the algorithms' sorts and scans, and on
+    # the skeletons for user predicates
+    "primitives": {"runtime", "containers", "algorithms", "skeletons"},
     # distributions run the skeletons and algorithms on parts, over devices or MPI ranks
     "dist": {"runtime", "containers", "algorithms", "skeletons"},
     # the profile probe writes is read by bench, never the other way round

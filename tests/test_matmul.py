@@ -163,8 +163,8 @@ def test_transfers_are_recorded(device, rng):
     "a, b",
     [
         (np.ones((2, 3), np.float32), np.ones((2, 3), np.float32)),
-        (np.ones(3, np.float32), np.ones((3, 1), np.float32)),
-        (np.ones((2, 2, 2), np.float32), np.ones((2, 2), np.float32)),
+        (np.float32(2), np.ones((3, 1), np.float32)),
+        (np.ones((2, 2, 3), np.int32), np.ones((3, 3, 4), np.int32)),
     ],
 )
 def test_shape_errors(device, a, b):
@@ -172,9 +172,9 @@ def test_shape_errors(device, a, b):
         ps.matmul(a, b, device=device)
 
 
-@pytest.mark.parametrize("dtypes", [(np.int32, np.int32), (np.float32, np.float64), (np.float16, np.float16)])
+@pytest.mark.parametrize("dtypes", [(np.int32, "U2"), (object, np.float64), (">f4", ">f4")])
 def test_dtype_errors(device, dtypes):
-    with pytest.raises(DTypeError):
+    with pytest.raises(DTypeError, match="complex128"):
         ps.matmul(np.ones((2, 2), dtypes[0]), np.ones((2, 2), dtypes[1]), device=device)
 
 
@@ -186,6 +186,8 @@ def test_variant_errors(device):
         ps.matmul(a, a, variant="blocks", WIDTH=3, device=device)
     with pytest.raises(VariantError):
         ps.matmul(a, a, variant="naive", TILE=16, device=device)
+    with pytest.raises(VariantError, match="batched kernel"):
+        ps.matmul(a.astype(np.int32), a, variant="naive", device=device)
 
 
 def test_4097_default_variant(device):

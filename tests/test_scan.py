@@ -8,7 +8,7 @@ import pytest
 import parskel as ps
 from parskel.algorithms import registry
 from parskel.algorithms.scans import scan_buffer
-from parskel.errors import DTypeError, LaunchError, ShapeError, VariantError
+from parskel.errors import ArgumentError, DTypeError, LaunchError, ShapeError, VariantError
 
 VARIANTS = [v.name for v in registry.variants("scan")]
 SEED = ["hillis_steele", "blelloch", "recursive_blocks", "vector_blocks"]
@@ -166,20 +166,22 @@ def test_scan_buffer_refuses_bad_arguments(device):
 
 
 @pytest.mark.parametrize(
-    "bad, error",
+    "bad, kwargs, error",
     [
-        (np.zeros((2, 3), np.int32), ShapeError),
-        (np.int32(5), ShapeError),
-        (np.zeros(4, np.int16), DTypeError),
-        (np.zeros(4, bool), DTypeError),
-        (np.zeros(4, np.complex64), DTypeError),
-        (np.zeros(4, ">i4"), DTypeError),
+        (np.zeros((2, 3), np.int32), {"axis": 2}, ShapeError),
+        (np.int32(5), {"axis": 0}, ShapeError),
+        (np.zeros(4, np.int32), {"axis": 0.5}, ArgumentError),
+        (np.zeros(4, "U1"), {}, DTypeError),
+        (np.zeros(4, ">i4"), {}, DTypeError),
+        (np.zeros(4, np.complex64), {"dtype": np.float32}, DTypeError),
+        (np.zeros(4, np.int32), {"dtype": bool}, DTypeError),
     ],
-    ids=["2d", "scalar", "int16", "bool", "complex", "big_endian"],
+    ids=["axis", "scalar_axis", "float_axis", "str", "big_endian", "complex_to_real", "to_bool"],
 )
-def test_rejects_bad_input(device, bad, error):
-    with pytest.raises(error):
-        ps.scan(bad, device=device)
+def test_rejects_bad_input(device, bad, kwargs, error):
+    with device.record() as rec, pytest.raises(error):
+        ps.scan(bad, device=device, **kwargs)
+    assert rec.timing.launches == 0
 
 
 def test_rejects_unknown_variant_and_parameters(device):

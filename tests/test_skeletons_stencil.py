@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import parskel as ps
 from parskel.errors import ShapeError, UserFunctionError
+from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
 
 FEW = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 MODES = {"neutral": "constant", "clamp": "edge", "wrap": "wrap", "mirror": "reflect"}
@@ -126,3 +127,69 @@ def test_map_overlap_2d_with_row_and_column_indices(device):
     right = np.concatenate([x[:, 1:], x[:, -1:]], axis=1)
     rows, cols = np.indices(x.shape)
     np.testing.assert_array_equal(f(ps.Matrix(x, device=device)).numpy(), right + 100 * rows + cols)
+
+
+@pytest.mark.parametrize("radius", [17, 100, 256])
+def test_map_overlap_radius_above_16_on_vectors(device, rng, radius):
+    box = ps.MapOverlap(
+        f"float f(const float *w) {{ float t = 0; for (int k = -{radius}; k <= {radius}; ++k) t += w[k]; return t; }}",
+        radius=radius,
+        boundary="mirror",
+    )
+    x = rng.random(3 * radius + 7).astype(np.float32)
+    want = np.convolve(_pad(x, radius, "mirror"), np.ones(2 * radius + 1), mode="valid")
+    np.testing.assert_allclose(box(ps.Vector(x, device=device)).numpy(), want, rtol=1e-5)
+
+
+def test_map_overlap_radius_limits(device):
+    with pytest.raises(UserFunctionError, match="256"):
+        ps.MapOverlap("float f(const float *w) { return w[0]; }", radius=257)
+    wide = ps.MapOverlap("float f(const float *w) { return w[0]; }", radius=17)
+    with device.record() as rec, pytest.raises(ShapeError, match="up to 16"):
+        wide(ps.Matrix(np.zeros((40, 40), np.float32), device=device))
+    assert rec.timing.launches == 0
+
+
+def test_map_overlap_without_edge_handling(device, rng):
+    """boundary="none" (SkePU's Edge::None): elements nearer the edge than the radius are not
+    computed, zero in a new result, left as they are in out=."""
+    x = rng.random(50).astype(np.float32)
+    sums = ps.MapOverlap("float f(const float *w) { return w[-3] + w[3]; }", radius=3, boundary="none")
+    v = ps.Vector(x, device=device)
+    got = sums(v).numpy()
+    np.testing.assert_array_equal(got[3:-3], x[:-6] + x[6:])
+    assert not got[:3].any() and not got[-3:].any()
+    out = ps.Vector(np.full(50, 7, np.float32), device=device)
+    sums(v, out=out)
+    np.testing.assert_array_equal(out.numpy()[3:-3], x[:-6] + x[6:])
+    assert (out.numpy()[:3] == 7).all() and (out.numpy()[-3:] == 7).all()
+    m = rng.random((9, 12)).astype(np.float32)
+    cross = ps.MapOverlap(lambda w: w[-2, 0] + w[0, 2], radius=2, boundary="none")
+    got = cross(ps.Matrix(m, device=device)).numpy()
+    np.testing.assert_array_equal(got[2:-2, 2:-2], m[:-4, 2:-2] + m[2:-2, 4:])
+    edges = np.ones_like(got, bool)
+    edges[2:-2, 2:-2] = False
+    assert not got[edges].any()
+
+
+@pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
+def test_wide_and_edgeless_map_overlaps_build_with_nvrtc(monkeypatch):
+    dev = ps.device("cpu")
+    captured: list = []
+    build = dev.build
+
+    def capture(source, *args, **kwargs):
+        captured.append(source)
+        return build(source, *args, **kwargs)
+
+    monkeypatch.setattr(dev, "build", capture)
+    ps.MapOverlap("float f(const float *w) { return w[-200] + w[200]; }", radius=200)(
+        ps.Vector(np.zeros(5, np.float32), device=dev)
+    )
+    ps.MapOverlap("float f(const float *w) { return ps_get(w, 1, -1); }", radius=1, boundary="none")(
+        ps.Matrix(np.zeros((4, 4), np.float32), device=dev)
+    )
+    assert len(captured) == 2
+    for source in captured:
+        log, ptx = nvrtc_build(source)
+        assert ".entry" in ptx, log

@@ -237,20 +237,18 @@ def test_ten_million_keys(device, rng) -> None:
 
 def test_bad_input(device) -> None:
     keys = np.arange(6, dtype=np.uint32)
-    with pytest.raises(ShapeError):
-        ps.sort(keys.reshape(2, 3), device=device)
+    with pytest.raises(ShapeError, match="out of bounds"):
+        ps.sort(keys, axis=1, device=device)
     with pytest.raises(ShapeError, match="at most"):
         ps.sort(np.broadcast_to(np.uint32(0), (2**31 + 1,)), device=device)
-    with pytest.raises(DTypeError, match="astype"):
-        ps.sort(keys.astype(np.int64), device=device)
-    with pytest.raises(DTypeError):
-        ps.sort(keys.astype(np.float64), device=device)
+    with pytest.raises(DTypeError, match="float64"):
+        ps.sort(keys.astype(np.complex64), device=device)
     with pytest.raises(ShapeError):
         ps.sort(keys, keys[:5], device=device)
     with pytest.raises(ShapeError):
         ps.sort(keys, keys.reshape(2, 3), device=device)
     with pytest.raises(DTypeError):
-        ps.sort(keys, keys.astype(np.int16), device=device)
+        ps.sort(keys, keys.astype(object), device=device)
     with pytest.raises(VariantError, match="no variant"):
         ps.sort(keys, variant="quick", device=device)
     with pytest.raises(VariantError, match="no parameter"):

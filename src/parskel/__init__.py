@@ -7,9 +7,26 @@
 
 from . import dist, errors, skeletal  # noqa: F401  (skeletal registers the sorts built from skeletons)
 from ._version import __version__
-from .algorithms import matmul, saxpy, scan, sort, vector_add, work_item_mapping
+from .algorithms import argsort, matmul, saxpy, scan, sort, vector_add, work_item_mapping
 from .containers import Matrix, Vector, struct
 from .pipeline import max_device_memory
+from .primitives import (
+    Select,
+    argpartition,
+    bincount,
+    copy_if,
+    histogram,
+    partition,
+    partition_if,
+    reduce_by_key,
+    run_length_encode,
+    searchsorted,
+    segmented_reduce,
+    segmented_scan,
+    top_k,
+    unique,
+    unique_by_key,
+)
 from .runtime import Device, Timing, device, devices, round_to_multiple, round_to_power_of_two, using
 from .skeletons import (
     AllPairs,
@@ -43,23 +60,39 @@ __all__ = [
     "Reduce",
     "Scan",
     "Scatter",
+    "Select",
     "Timing",
     "Vector",
     "Zip",
     "__version__",
+    "argpartition",
+    "argsort",
+    "bincount",
+    "copy_if",
     "device",
     "devices",
     "dist",
     "errors",
     "function",
+    "histogram",
     "matmul",
     "max_device_memory",
+    "partition",
+    "partition_if",
+    "reduce_by_key",
     "round_to_multiple",
     "round_to_power_of_two",
+    "run_length_encode",
     "saxpy",
     "scan",
+    "searchsorted",
+    "segmented_reduce",
+    "segmented_scan",
     "sort",
     "struct",
+    "top_k",
+    "unique",
+    "unique_by_key",
     "using",
     "vector_add",
     "work_item_mapping",

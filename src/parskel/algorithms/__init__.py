@@ -4,6 +4,7 @@
 from . import catalog  # noqa: F401  (registers every variant)
 from .basics import MAPPINGS, saxpy, vector_add, work_item_mapping
 from .matmuls import matmul
+from .ordering import argsort
 from .registry import Param, Requirement, Variant, families, get, preferred, variants
 from .scans import scan
 from .sorts import sort
@@ -13,6 +14,7 @@ __all__ = [
     "Param",
     "Requirement",
     "Variant",
+    "argsort",
     "families",
     "get",
     "matmul",

@@ -14,6 +14,9 @@ after the upload and undone before the download:
 
 Padding uses the largest encoded key, ``0xffffffff``, so it sorts after every real key (after
 equal ones too, in a stable sort) and is trimmed away on the download.
+
+Keys of the other :data:`SORTABLE` dtypes are mapped by the same transforms at their own
+width (``kernels/sort/words.cl``, :mod:`parskel.algorithms.ordering`).
 """
 
 from __future__ import annotations
@@ -22,10 +25,32 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DTypeError, ShapeError
+from ..errors import ArgumentError, DTypeError, ShapeError
 from ..runtime import Buffer, Device, round_to_multiple
 
 KEY_KINDS = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2}
+#: Key dtypes ``ps.sort`` and ``ps.argsort`` take.
+SORTABLE = tuple(
+    np.dtype(t)
+    for t in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.float16,
+        np.int32,
+        np.uint32,
+        np.float32,
+        np.int64,
+        np.uint64,
+        np.float64,
+    )
+)
+#: NumPy's ``kind=`` values: every one gives the stable order here.
+KINDS = (None, "stable", "mergesort", "quicksort", "heapsort")
+#: Sizes of the value elements a sort moves (of any dtype of these sizes: numbers, bool, complex).
+VALUE_SIZES = (1, 2, 4, 8, 16)
 PAD = np.uint32(0xFFFFFFFF)
 #: The most keys one sort takes: positions and the padded power of two must fit a uint.
 MAX_KEYS = 1 << 31
@@ -49,6 +74,37 @@ def check_values(values: np.ndarray, n: int) -> None:
         raise ShapeError(f"values must be a 1D array of the {n} keys' length, got shape {values.shape}")
     if values.dtype.kind not in "iuf" or values.dtype.itemsize != 4:
         raise DTypeError(f"values must have a 4-byte numeric dtype (int32, uint32, float32), got {values.dtype}")
+
+
+def check_kind(kind: Any, what: str) -> None:
+    """Raise unless ``kind`` is one of NumPy's sort kinds (:data:`KINDS`)."""
+    if kind not in KINDS:
+        raise ArgumentError(f"{what}: kind must be one of {KINDS[1:]} or None (all sort stably here), got {kind!r}")
+
+
+def check_sortable(keys: Any, what: str) -> None:
+    """Raise unless ``keys`` has a dtype :data:`SORTABLE` names and few enough elements."""
+    if keys.dtype not in SORTABLE:  # a big-endian dtype compares unequal to its native twin
+        names = ", ".join(str(d) for d in SORTABLE)
+        raise DTypeError(f"{what}: keys must be one of {names} (native byte order), got {keys.dtype}")
+    if keys.size > MAX_KEYS:
+        raise ShapeError(f"{what}: can sort at most {MAX_KEYS} keys at once, not {keys.size}")
+
+
+def check_values_like(values: Any, keys: Any, what: str) -> None:
+    """Raise unless ``values`` has the keys' shape and a dtype a sort can move."""
+    if values.shape != keys.shape:
+        raise ShapeError(f"{what}: values must have the keys' shape {keys.shape}, got {values.shape}")
+    if values.dtype.kind not in "biufc" or values.dtype.itemsize not in VALUE_SIZES:
+        raise DTypeError(
+            f"{what}: values must be bool, integers, floats or complex numbers of 1, 2, 4, 8 or 16 bytes, "
+            f"got {values.dtype}"
+        )
+
+
+def is_native(keys: Any, values: Any) -> bool:
+    """Whether a 1D sort goes straight to the variants: 32-bit keys, and values of 4-byte numbers."""
+    return keys.dtype in KEY_KINDS and (values is None or (values.dtype.kind in "iuf" and values.itemsize == 4))
 
 
 def upload_keys(device: Device, keys: np.ndarray, padded: int) -> Buffer:

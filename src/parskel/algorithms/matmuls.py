@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import DTypeError, ShapeError, VariantError
 from ..runtime import Buffer, Device, c_type, round_to_multiple
 from . import registry
+from .batched import matmul_any
 from .operands import prepare
 from .registry import Param, Requirement, Variant, register
 
@@ -277,8 +278,9 @@ def matmul(
     max_device_memory: int | str | None = None,
     **params: int,
 ) -> np.ndarray:
-    """``a @ b`` on a device for float32 (or float64) matrices of shapes ``m x k`` and ``k x n``.
+    """``a @ b`` on a device, as ``np.matmul``: matrices, stacks of them and vectors.
 
+    Two float32 (or float64) matrices of shapes ``m x k`` and ``k x n`` go to the variants:
     ``variant`` picks one of :func:`parskel.algorithms.variants("matmul")`; by default the
     fastest known for the device runs, and one that cannot run there gives way to the next.
     ``params`` are the variant's tunables (``TILE=8``, ``WIDTH=8``). The inputs are not modified.
@@ -287,12 +289,21 @@ def matmul(
     :func:`parskel.max_device_memory`), are multiplied in tiles; on a GPU large ones go through
     pinned memory (see :mod:`parskel.algorithms.pipelined`).
 
+    Stacks of matrices (``(..., m, k) @ (..., k, n)``, broadcast), 1D operands, and operands of
+    any numeric dtype (bool, integers, float16, complex; mixed, with NumPy's result type) run as
+    :mod:`parskel.algorithms.batched` says; unlike NumPy, float16 products are added in float32.
+
     >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
     >>> ps.matmul(a, a.T, variant="blocks", WIDTH=4)
     array([[ 5., 14.],
            [14., 50.]], dtype=float32)
+    >>> ps.matmul(np.arange(12, dtype=np.int64).reshape(2, 2, 3), np.arange(3, dtype=np.int8))
+    array([[ 5, 14],
+           [23, 32]])
     """
     dev, (a, b), returned = prepare(device, a, b)
+    if not (a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.dtype in FLOAT_TYPES):
+        return returned(matmul_any(dev, a, b, variant, params))
     check_operands(a, b)
     c_type(a.dtype, dev)
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):  # through pinned memory, or in tiles, where that pays

@@ -21,6 +21,7 @@ from ..runtime.traits import lookback_defines, with_warp_ops
 from .keys import KEY_KINDS, check_keys
 from .registry import Param, Requirement, Variant, register
 from .single_pass import PROGRESS
+from .sorts import add_buffer_sort
 
 RADIX = 256
 PASSES = 4
@@ -167,3 +168,20 @@ register(
         ),
     )
 )
+
+
+def _onesweep_buffers(
+    device: Device,
+    keys: Buffer,
+    values: Buffer | None,
+    out_keys: Buffer,
+    out_values: Buffer | None,
+    n: int,
+    bits: int,
+    **params: int,
+) -> None:
+    """onesweep's :data:`~.sorts.BufferSort` (all 32 bits compared)."""
+    sort_buffers(device, keys, out_keys, n, np.uint32, values, out_values, **params)
+
+
+add_buffer_sort("onesweep", _onesweep_buffers)

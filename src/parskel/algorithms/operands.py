@@ -46,8 +46,10 @@ def staged(device: Device, array: Any) -> Buffer:
     return device.host_buffer(array) if isinstance(array, np.ndarray) else device.to_device(array)
 
 
-def result_buffer(device: Device, like: Any, shape: tuple[int, ...] | None = None) -> tuple[Buffer, Any]:
-    """A new array of ``like``'s kind and dtype (and shape, unless ``shape`` is given), and the
-    buffer kernels fill it through (read back with ``device.download(buffer, array)``)."""
-    out = np.empty_like(like, order="C", shape=shape)
+def result_buffer(
+    device: Device, like: Any, shape: tuple[int, ...] | None = None, dtype: Any = None
+) -> tuple[Buffer, Any]:
+    """A new array of ``like``'s kind and dtype (and shape, unless ``shape`` or ``dtype`` is
+    given), and the buffer kernels fill it through (read back with ``device.download(buffer, array)``)."""
+    out = np.empty_like(like, order="C", shape=shape, dtype=dtype)
     return (device.host_buffer(out, upload=False) if isinstance(out, np.ndarray) else device.alloc(out.nbytes)), out

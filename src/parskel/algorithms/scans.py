@@ -28,8 +28,10 @@ from numpy.typing import ArrayLike, DTypeLike
 from ..errors import DTypeError, ShapeError, boolean
 from ..runtime import Buffer, Device, Program, c_type, round_to_multiple, round_to_power_of_two
 from . import registry
+from .axes import normalized, to_rows
 from .operands import prepare
 from .registry import Param, Requirement, Variant, register
+from .segmented import result_dtype, scan_rows
 
 #: Element types a scan accepts, and the type its kernels add in (see the module's docstring).
 KERNEL_TYPES: dict[np.dtype, np.dtype] = {
@@ -67,29 +69,44 @@ def kernel_dtype(dtype: DTypeLike, device: Device | None = None) -> np.dtype:
 def scan(
     x: ArrayLike,
     *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
     inclusive: bool = False,
     variant: str | None = None,
     device: Device | str | None = None,
     max_device_memory: int | str | None = None,
     **params: int,
 ) -> np.ndarray:
-    """All prefix sums of the 1D array ``x`` as a new array of its dtype.
+    """All prefix sums of ``x`` along ``axis`` as a new array, as ``np.cumsum(x, axis, dtype)``
+    (``inclusive=True``) or its exclusive form.
+
+    ``axis=None`` (the default, as in NumPy) scans the flattened array; an int scans every row
+    along that axis. ``inclusive=False`` (the default) gives ``[0, x0, x0+x1, ...]``,
+    ``inclusive=True`` gives ``[x0, x0+x1, ...]``. The result has ``dtype`` if given, else that
+    of ``np.cumsum`` for bool and integers narrower than 32 bits (int64, or uint64 for unsigned
+    ones) and ``x``'s own otherwise; unlike ``np.cumsum``, int32 and uint32 keep their type
+    (they wrap around as ``np.cumsum(x, dtype=x.dtype)`` does). float16 is summed in float32
+    and rounded once; complex numbers are summed part by part.
 
     ``x`` may be a CUDA device array (CuPy, PyTorch): see :mod:`parskel.algorithms.operands`.
-    ``inclusive=False`` (the default) gives ``[0, x0, x0+x1, ...]``, ``inclusive=True`` gives
-    ``[x0, x0+x1, ...]``. ``variant`` picks one of ``parskel.algorithms.variants("scan")``
-    (``hillis_steele``, ``blelloch``, ``recursive_blocks``, ``vector_blocks``); by default the
-    fastest known for the device runs, falling back when one cannot. ``params`` are the
-    variant's tunables (``WG``, the work-group size). NumPy arrays larger than the device's
-    memory, or than ``max_device_memory`` (see :func:`parskel.max_device_memory`), are scanned
-    in chunks; on a GPU large ones go through pinned memory (see :mod:`parskel.algorithms.pipelined`).
-    A distributed ``ps.Vector`` (:mod:`parskel.dist`) is scanned part by part into a distributed
-    result.
+    1D scans of int32, uint32, int64, uint64, float32 and float64 into their own type run on
+    ``variant``, one of ``parskel.algorithms.variants("scan")`` (``hillis_steele``,
+    ``blelloch``, ``recursive_blocks``, ``vector_blocks``, ...); by default the fastest known
+    for the device runs, falling back when one cannot. ``params`` are the variant's tunables
+    (``WG``, the work-group size). NumPy arrays of those larger than the device's memory, or
+    than ``max_device_memory`` (see :func:`parskel.max_device_memory`), are scanned in chunks;
+    on a GPU large ones go through pinned memory (see :mod:`parskel.algorithms.pipelined`).
+    Other dtypes and scans along an axis run on the segmented scan of
+    :mod:`parskel.algorithms.segmented`. A distributed ``ps.Vector`` (:mod:`parskel.dist`) is
+    scanned part by part into a distributed result.
 
     >>> ps.scan(np.array([3, 1, 4, 1, 5], dtype=np.int32))
     array([0, 3, 4, 8, 9], dtype=int32)
     >>> ps.scan([3, 1, 4], inclusive=True)
     array([3, 4, 8])
+    >>> ps.scan(np.array([[1, 2], [3, 4]], dtype=np.int8), axis=0, inclusive=True)
+    array([[1, 2],
+           [4, 6]])
     """
     inclusive = boolean(inclusive, "scan: inclusive")
     placed = getattr(x, "distribution", None)
@@ -98,6 +115,15 @@ def scan(
             x, inclusive=inclusive, variant=variant, device=device, max_device_memory=max_device_memory, **params
         )
     dev, (given,), returned = prepare(device, x)
+    result_type = result_dtype(given.dtype, dtype, "scan")
+    if axis is None:
+        given, axis = given.reshape(-1), 0
+    axis = normalized(axis, given.ndim, "scan")
+    if given.size > MAX_ELEMENTS:
+        raise ShapeError(f"can scan at most {MAX_ELEMENTS} elements, got {given.size}")
+    if given.ndim > 1 or given.dtype != result_type or result_type not in KERNEL_TYPES:
+        rows, restore = to_rows(given, axis)
+        return returned(restore(scan_rows(dev, rows, result_type, inclusive)))
     arr = _checked(given)
     kernel_dtype(arr.dtype, dev)
     if isinstance(arr, np.ndarray):  # a host array: through pinned memory, or in chunks, where that pays

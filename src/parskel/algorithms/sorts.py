@@ -17,9 +17,21 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError, VariantError
-from ..runtime import Buffer, Device, round_to_multiple, round_to_power_of_two
+from ..runtime import Buffer, Device, Program, round_to_multiple, round_to_power_of_two
 from . import registry
-from .keys import KEY_KINDS, PAD, check_keys, check_values, download_keys, upload_keys
+from .axes import normalized, to_rows
+from .keys import (
+    KEY_KINDS,
+    PAD,
+    check_keys,
+    check_kind,
+    check_sortable,
+    check_values,
+    check_values_like,
+    download_keys,
+    is_native,
+    upload_keys,
+)
 from .operands import prepare, result_buffer, staged
 from .registry import Param, Requirement, Variant, register
 from .scans import scan_buffer
@@ -35,27 +47,38 @@ def sort(
     keys: np.ndarray,
     values: np.ndarray | None = None,
     *,
+    axis: int | None = -1,
+    kind: str | None = None,
     variant: str | None = None,
     device: Device | str | None = None,
     max_device_memory: int | str | None = None,
     **params: int,
 ) -> Result:
-    """Sort ``keys`` (1D uint32, int32 or float32) ascending on a device; a new array.
+    """Sort ``keys`` ascending along ``axis`` on a device, stably; a new array, as ``np.sort``.
+
+    Keys are bool, int8 to int64, uint8 to uint64, float16, float32 or float64, of any shape;
+    ``axis=-1`` (the default) sorts every row along the last axis, ``axis=None`` the flattened
+    array. With ``values`` (an array of the keys' shape: numbers, bool or complex) returns
+    ``(sorted_keys, values)`` with the values permuted like their keys, stably (as
+    ``np.take_along_axis(values, np.argsort(keys, axis, kind="stable"), axis)``). ``kind`` is
+    accepted for NumPy's sake; every sort here is stable.
 
     ``keys`` may be a CUDA device array (CuPy, PyTorch): it is sorted on its GPU and the result
     is the same kind of array, without host copies (see :mod:`parskel.algorithms.operands`).
-    With ``values`` (1D, same length, any 4-byte dtype) returns ``(sorted_keys, values)``
-    with the values permuted like their keys, stably (as ``np.argsort(kind="stable")``).
     ``variant`` picks one of ``parskel.algorithms.variants("sort")``; by default the fastest
-    known for the device runs, falling back when one cannot (the bitonic variants take no
-    values). ``params`` are the variant's tunables (``work_group``, ``keys_per_item``, ...).
+    known for the device runs, falling back when one cannot. ``params`` are the variant's
+    tunables (``work_group``, ``keys_per_item``, ...). 1D uint32, int32 and float32 keys, alone
+    or with 4-byte values, go straight to the variants (the bitonic ones take no values);
+    other keys, values and axes go through the words of :mod:`parskel.algorithms.ordering`.
 
-    float32 order: ``-inf < ... < -0.0 < +0.0 < ... < +inf < NaN``; every NaN comes back as
-    NumPy's quiet NaN (see :mod:`parskel.algorithms.keys`).
+    Float order: ``-inf < ... < -0.0 < +0.0 < ... < +inf < NaN``: unlike NumPy, -0.0 sorts
+    before +0.0, and every NaN comes back as NumPy's quiet NaN of its dtype (see
+    :mod:`parskel.algorithms.keys`).
 
-    NumPy arrays larger than the device's memory, or than ``max_device_memory`` (bytes, or a
-    text such as ``"64MiB"``; see :func:`parskel.max_device_memory`), are sorted in pieces; on a
-    GPU large ones go through pinned memory (see :mod:`parskel.algorithms.pipelined`).
+    1D NumPy arrays of 32-bit keys larger than the device's memory, or than
+    ``max_device_memory`` (bytes, or a text such as ``"64MiB"``; see
+    :func:`parskel.max_device_memory`), are sorted in pieces; on a GPU large ones go through
+    pinned memory (see :mod:`parskel.algorithms.pipelined`).
 
     ``keys`` may be a distributed ``ps.Vector`` (:mod:`parskel.dist`): a sample sort across its
     parts gives a distributed result (:mod:`parskel.dist.algorithms`).
@@ -64,29 +87,60 @@ def sort(
     array([1, 2, 3], dtype=uint32)
     >>> ps.sort(np.array([0.5, -0.0, np.nan, 0.0, -np.inf], np.float32))
     array([-inf, -0. ,  0. ,  0.5,  nan], dtype=float32)
+    >>> ps.sort(np.array([[3, -1, 2], [9, 8, 7]], dtype=np.int64))
+    array([[-1,  2,  3],
+           [ 7,  8,  9]])
     """
     placed = getattr(keys, "distribution", None)
     if placed is not None:  # a distributed container (parskel.dist): sorted across its parts
         return placed.sort(keys, values, variant=variant, device=device, max_device_memory=max_device_memory, **params)
+    check_kind(kind, "sort")
     lists = (not hasattr(keys, "dtype"), values is not None and not hasattr(values, "dtype"))
     dev, (keys, values), returned = prepare(device, keys, values)
     keys, key_type = _narrowed(keys, lists[0])
     if values is not None:
         values, value_type = _narrowed(values, lists[1])
+    check_sortable(keys, "sort")
+    if values is not None:
+        check_values_like(values, keys, "sort")
+    if axis is None:
+        keys, values, axis = keys.reshape(-1), None if values is None else values.reshape(-1), 0
+    axis = normalized(axis, keys.ndim, "sort")
+    result: Any
+    if keys.ndim == 1 and is_native(keys, values):
+        result = _sort_vector(dev, keys, values, variant, params, max_device_memory)
+    else:
+        from .ordering import sort_rows
+
+        rows, restore = to_rows(keys, axis)
+        value_rows = None if values is None else to_rows(values, axis)[0]
+        out_keys, out_values, _ = sort_rows(dev, rows, value_rows, variant=variant, params=params)
+        result = restore(out_keys) if values is None else (restore(out_keys), restore(out_values))
+    if values is None:
+        return returned(result.astype(key_type, copy=False))
+    return returned((result[0].astype(key_type, copy=False), result[1].astype(value_type, copy=False)))
+
+
+def _sort_vector(
+    dev: Device,
+    keys: Any,
+    values: Any,
+    variant: str | None,
+    params: dict[str, int],
+    max_device_memory: int | str | None,
+) -> Result:
+    """A 1D array of 32-bit keys (and 4-byte values) sorted by the variants."""
     check_keys(keys)
     if values is not None:
         check_values(values, keys.size)
-    result: Any = None
     if isinstance(keys, np.ndarray):  # host arrays: through pinned memory, or in pieces, where that pays
         from .pipelined import sort as in_pieces
 
         result = in_pieces(dev, keys, values, variant, params, max_device_memory)
-    if result is None:
-        context = {"n": keys.size}
-        result = registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p), context)
-    if values is None:
-        return returned(result.astype(key_type, copy=False))
-    return returned((result[0].astype(key_type, copy=False), result[1].astype(value_type, copy=False)))
+        if result is not None:
+            return result
+    context = {"n": keys.size}
+    return registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p), context)
 
 
 def _narrowed(array: np.ndarray, from_list: bool) -> tuple[np.ndarray, np.dtype]:
@@ -205,7 +259,54 @@ def _local_bitonic(device: Device, keys: np.ndarray, values: np.ndarray | None, 
     return out, out_values
 
 
+def _local_bitonic_buffers(
+    device: Device,
+    keys: Buffer,
+    values: Buffer | None,
+    out_keys: Buffer,
+    out_values: Buffer | None,
+    n: int,
+    bits: int,
+    *,
+    work_group: int,
+) -> None:
+    """local_bitonic's :data:`BufferSort` (all 32 bits compared)."""
+    if n > LOCAL_CAPACITY:
+        raise VariantError(f"sort/local_bitonic sorts at most {LOCAL_CAPACITY} keys in one work-group, not {n}")
+    defines = {"KEY_KIND": 0, "CAPACITY": LOCAL_CAPACITY, "WG": work_group, "WITH_VALUES": values is not None}
+    kernel = device.program("sort/local_bitonic.cl", defines).kernel("local_bitonic")
+    moved = (keys, out_keys) if values is None or out_values is None else (values, out_values)
+    device.launch(kernel, work_group, work_group, keys, out_keys, *moved, np.uint32(n))
+
+
 # radix -------------------------------------------------------------------------------------
+
+
+def _radix_program(
+    device: Device, path: str, local: bool, with_values: bool, work_group: int, keys_per_item: int
+) -> Program:
+    defines = {"KEYS_PER_ITEM": keys_per_item, "WITH_VALUES": with_values}
+    if local:  # the local counts are sized at build time
+        defines["WG"] = work_group
+    return device.program(path, defines)
+
+
+def _radix_passes(
+    device: Device, program: Program, src: Buffer, moved: list[Buffer], items: int, work_group: int, bits: int
+) -> tuple[Buffer, list[Buffer]]:
+    """Enqueue the passes over the low ``bits`` bits of the padded keys in ``src`` (and the
+    values in ``moved[0]``, with ``moved[1]`` to move them into); the buffers holding the
+    sorted keys and values."""
+    histogram, permute = program.kernel("radix_histogram"), program.kernel("radix_permute")
+    counts = device.alloc(items * BUCKETS * 4)
+    dst = device.alloc(src.nbytes)
+    for shift in range(0, bits, 4):
+        device.launch(histogram, items, work_group, src, counts, np.uint32(shift))
+        scan_buffer(device, counts, counts, items * BUCKETS, np.uint32)
+        device.launch(permute, items, work_group, src, dst, counts, np.uint32(shift), *moved)
+        src, dst = dst, src
+        moved = moved[::-1]
+    return src, moved
 
 
 def _radix(path: str, *, local: bool) -> Callable[..., Result]:
@@ -218,26 +319,14 @@ def _radix(path: str, *, local: bool) -> Callable[..., Result]:
         n = keys.size
         if n == 0:
             return _copies(keys, values)
-        defines = {"KEYS_PER_ITEM": keys_per_item, "WITH_VALUES": values is not None}
-        if local:  # the local counts are sized at build time
-            defines["WG"] = work_group
-        program = device.program(path, defines)
-        histogram, permute = program.kernel("radix_histogram"), program.kernel("radix_permute")
+        program = _radix_program(device, path, local, values is not None, work_group, keys_per_item)
         padded = round_to_multiple(n, work_group * keys_per_item)
-        items = padded // keys_per_item
-        counts = device.alloc(items * BUCKETS * 4)
-        src, dst = upload_keys(device, keys, padded), device.alloc(padded * 4)
+        src = upload_keys(device, keys, padded)
         moved: list[Buffer] = []
         if values is not None:
             moved = [device.alloc(padded * 4), device.alloc(padded * 4)]
             device.upload(moved[0], values)
-        for shift in range(0, 4 * PASSES, 4):
-            bits = np.uint32(shift)
-            device.launch(histogram, items, work_group, src, counts, bits)
-            scan_buffer(device, counts, counts, items * BUCKETS, np.uint32)
-            device.launch(permute, items, work_group, src, dst, counts, bits, *moved)
-            src, dst = dst, src
-            moved.reverse()
+        src, moved = _radix_passes(device, program, src, moved, padded // keys_per_item, work_group, 4 * PASSES)
         out = download_keys(device, src, keys)
         if values is None:
             return out
@@ -246,6 +335,39 @@ def _radix(path: str, *, local: bool) -> Callable[..., Result]:
         return out, out_values
 
     return run
+
+
+def _radix_buffers(path: str, *, local: bool) -> BufferSort:
+    """The radix variants' :data:`BufferSort`: one pass per 4 of the ``bits`` compared."""
+
+    def enqueue(
+        device: Device,
+        keys: Buffer,
+        values: Buffer | None,
+        out_keys: Buffer,
+        out_values: Buffer | None,
+        n: int,
+        bits: int,
+        *,
+        work_group: int,
+        keys_per_item: int,
+    ) -> None:
+        program = _radix_program(device, path, local, values is not None, work_group, keys_per_item)
+        padded = round_to_multiple(n, work_group * keys_per_item)
+        src = device.alloc(padded * 4)
+        device.copy(src, keys, 4 * n)
+        if padded > n:  # the largest key sorts after every real one, whatever bits are compared
+            device.fill(src, PAD, (padded - n) * 4, offset=n * 4)
+        moved: list[Buffer] = []
+        if values is not None:
+            moved = [device.alloc(padded * 4), device.alloc(padded * 4)]
+            device.copy(moved[0], values, 4 * n)
+        src, moved = _radix_passes(device, program, src, moved, padded // keys_per_item, work_group, bits)
+        device.copy(out_keys, src, 4 * n)
+        if values is not None and out_values is not None:
+            device.copy(out_values, moved[0], 4 * n)
+
+    return enqueue
 
 
 def sort_buffer(
@@ -272,29 +394,53 @@ def sort_buffer(
             raise ShapeError(f"{name} holds {buf.nbytes} bytes, fewer than {n} uint32 elements")
     if n <= 1:
         return
-    with_values = values is not None
-    program = device.program("sort/radix.cl", {"KEYS_PER_ITEM": keys_per_item, "WITH_VALUES": with_values})
-    histogram, permute = program.kernel("radix_histogram"), program.kernel("radix_permute")
-    padded = round_to_multiple(n, work_group * keys_per_item)
-    items = padded // keys_per_item
-    counts = device.alloc(items * BUCKETS * 4)
-    src, dst = device.alloc(padded * 4), device.alloc(padded * 4)
-    device.copy(src, keys, 4 * n)
-    if padded > n:
-        device.fill(src, PAD, (padded - n) * 4, offset=n * 4)
-    moved: list[Buffer] = []
-    if values is not None:
-        moved = [device.alloc(padded * 4), device.alloc(padded * 4)]
-        device.copy(moved[0], values, 4 * n)
-    for shift in range(0, bits, 4):
-        device.launch(histogram, items, work_group, src, counts, np.uint32(shift))
-        scan_buffer(device, counts, counts, items * BUCKETS, np.uint32)
-        device.launch(permute, items, work_group, src, dst, counts, np.uint32(shift), *moved)
-        src, dst = dst, src
-        moved.reverse()
-    device.copy(keys, src, 4 * n)
-    if values is not None:
-        device.copy(values, moved[0], 4 * n)
+    enqueue = _BUFFER_SORTS["radix"]
+    enqueue(device, keys, values, keys, values, n, bits, work_group=work_group, keys_per_item=keys_per_item)
+
+
+#: ``enqueue(device, keys, values, out_keys, out_values, n, bits, **params)``: a variant's stable
+#: sort of ``n`` uint32 keys of a device buffer into another, compared as unsigned integers of
+#: which only the low ``bits`` matter (a variant may compare more), moving the uint32 ``values``
+#: into ``out_values`` unless both are None. The inputs are only read (the outputs are other
+#: buffers); it does not wait. The sorts of keys of other dtypes run on it
+#: (:mod:`parskel.algorithms.ordering`).
+BufferSort = Callable[..., None]
+_BUFFER_SORTS: dict[str, BufferSort] = {}
+
+
+def add_buffer_sort(name: str, enqueue: BufferSort) -> None:
+    """Give the variant ``name`` (registered by its module) a :data:`BufferSort`."""
+    _BUFFER_SORTS[name] = enqueue
+
+
+def sort_words(
+    device: Device,
+    keys: Buffer,
+    values: Buffer | None,
+    out_keys: Buffer,
+    out_values: Buffer | None,
+    n: int,
+    *,
+    bits: int = 32,
+    variant: str | None = None,
+    **params: int,
+) -> None:
+    """Enqueue a stable sort of ``n`` uint32 ``keys`` (and ``values``) of device buffers into
+    ``out_keys`` (and ``out_values``) with ``variant``, or with the best variant for the device
+    that sorts buffers (:data:`BufferSort`); does not wait."""
+
+    def enqueue(chosen: Variant, values_of_params: dict[str, int]) -> None:
+        run = _BUFFER_SORTS.get(chosen.name)
+        if run is None:
+            sorters = ", ".join(_BUFFER_SORTS)
+            raise VariantError(
+                f"sort/{chosen.name} sorts 32-bit keys only; keys of other dtypes, batches and argsort "
+                f"go through {sorters}"
+            )
+        if n:
+            run(device, keys, values, out_keys, out_values, n, bits, **values_of_params)
+
+    registry.dispatch("sort", device, variant, params, enqueue, {"n": n})
 
 
 def _local_fits() -> Requirement:
@@ -388,3 +534,7 @@ register(
         tags=frozenset({"stable"}),
     )
 )
+
+add_buffer_sort("local_bitonic", _local_bitonic_buffers)
+for _name in ("radix", "radix_local", "radix_local_vec"):
+    add_buffer_sort(_name, _radix_buffers(f"sort/{_name}.cl", local=_name != "radix"))

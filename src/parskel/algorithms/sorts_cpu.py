@@ -18,6 +18,7 @@ from .operands import result_buffer, staged
 from .registry import Variant, register
 from .scans import scan_buffer
 from .scratch import scratch
+from .sorts import BufferSort, add_buffer_sort
 
 Result = np.ndarray | tuple[np.ndarray, np.ndarray]
 
@@ -33,48 +34,86 @@ def _radix_cpu(bits: int) -> Callable[..., Result]:
         n = keys.size
         if n == 0:
             return keys.copy() if values is None else (keys.copy(), values.copy())
-        defines = {"KEY_KIND": KEY_KINDS[keys.dtype], "WITH_VALUES": values is not None, "RADIX_BITS": bits}
-        program = device.program("sort/radix_cpu.cl", defines)
-        histogram, scatter = program.kernel("radix_cpu_histogram"), program.kernel("radix_cpu_scatter")
-        groups, chunk = runs.runs(device, n, groups_per_cu, min_run)
         passes = -(-KEY_BITS // bits)
-        size = (np.uint32(n), np.uint32(chunk))
+        key_buffer, out = result_buffer(device, keys)
         with scratch(device) as take:
-            counts = take(groups * (1 << bits) * 4)
-            keys_at, out = _chain(device, keys, passes, take)
+            keys_at = _chain(staged(device, keys), key_buffer, passes, take)
             values_at: list[Buffer] = []
             if values is not None:
-                values_at, out_values = _chain(device, values, passes, take)
-            scanned = groups << bits > SCAN_COUNTS
-            for p in range(passes):
-                src, dst = keys_at[p : p + 2]
-                shift, encode, decode = np.uint32(p * bits), np.uint32(p == 0), np.uint32(p == passes - 1)
-                device.launch(histogram, groups, 1, src, counts, *size, shift, encode)
-                if scanned:
-                    scan_buffer(device, counts, counts, groups << bits, np.uint32)
-                moved = values_at[p : p + 2]
-                device.launch(
-                    scatter, groups, 1, src, dst, counts, np.uint32(scanned), *size, shift, encode, decode, *moved
-                )
-            device.download(keys_at[-1], out)
+                value_buffer, out_values = result_buffer(device, values)
+                values_at = _chain(staged(device, values), value_buffer, passes, take)
+            _passes(device, bits, KEY_KINDS[keys.dtype], keys_at, values_at, n, groups_per_cu, min_run, take)
+            device.download(key_buffer, out)
             if values is None:
                 return out
-            device.download(values_at[-1], out_values)
+            device.download(value_buffer, out_values)
             return out, out_values
 
     return run
 
 
-def _chain(
-    device: Device, array: np.ndarray, passes: int, take: Callable[[int], Buffer]
-) -> tuple[list[Buffer], np.ndarray]:
-    """The buffers the passes move ``array``'s elements through, pass p from the p-th to the
-    next, and the result array: the input first (only read: on a CPU device it is the caller's
-    array), then a scratch buffer and the result's in turn, ending with the result's."""
-    result, out = result_buffer(device, array)
-    spare = take(array.nbytes) if passes > 1 else result
-    chain = [staged(device, array)] + [result if (passes - p) % 2 else spare for p in range(passes)]
-    return chain, out
+def _radix_cpu_buffers(bits: int) -> BufferSort:
+    """The :data:`~.sorts.BufferSort` of the CPU-shaped radix sorts: one pass per digit of the
+    ``compared`` bits."""
+
+    def enqueue(
+        device: Device,
+        keys: Buffer,
+        values: Buffer | None,
+        out_keys: Buffer,
+        out_values: Buffer | None,
+        n: int,
+        compared: int,
+        *,
+        groups_per_cu: int,
+        min_run: int,
+    ) -> None:
+        passes = -(-compared // bits)
+        with scratch(device) as take:
+            keys_at = _chain(keys, out_keys, passes, take)
+            values_at = [] if values is None or out_values is None else _chain(values, out_values, passes, take)
+            _passes(device, bits, 0, keys_at, values_at, n, groups_per_cu, min_run, take)
+
+    return enqueue
+
+
+def _passes(
+    device: Device,
+    bits: int,
+    kind: int,
+    keys_at: list[Buffer],
+    values_at: list[Buffer],
+    n: int,
+    groups_per_cu: int,
+    min_run: int,
+    take: Callable[[int], Buffer],
+) -> None:
+    """Enqueue the passes: pass p moves the keys (and values) from ``keys_at[p]`` to the next;
+    keys of ``kind`` (:data:`~.keys.KEY_KINDS`) are encoded by the first and decoded by the last."""
+    defines = {"KEY_KIND": kind, "WITH_VALUES": bool(values_at), "RADIX_BITS": bits}
+    program = device.program("sort/radix_cpu.cl", defines)
+    histogram, scatter = program.kernel("radix_cpu_histogram"), program.kernel("radix_cpu_scatter")
+    groups, chunk = runs.runs(device, n, groups_per_cu, min_run)
+    passes = len(keys_at) - 1
+    size = (np.uint32(n), np.uint32(chunk))
+    scanned = groups << bits > SCAN_COUNTS
+    counts = take(groups * (1 << bits) * 4)
+    for p in range(passes):
+        src, dst = keys_at[p : p + 2]
+        shift, encode, decode = np.uint32(p * bits), np.uint32(p == 0), np.uint32(p == passes - 1)
+        device.launch(histogram, groups, 1, src, counts, *size, shift, encode)
+        if scanned:
+            scan_buffer(device, counts, counts, groups << bits, np.uint32)
+        moved = values_at[p : p + 2]
+        device.launch(scatter, groups, 1, src, dst, counts, np.uint32(scanned), *size, shift, encode, decode, *moved)
+
+
+def _chain(first: Buffer, result: Buffer, passes: int, take: Callable[[int], Buffer]) -> list[Buffer]:
+    """The buffers the passes move elements through, pass p from the p-th to the next: the input
+    ``first`` (only read: on a CPU device it may be the caller's array), then a scratch buffer
+    and ``result`` in turn, ending with ``result``."""
+    spare = take(result.nbytes) if passes > 1 else result
+    return [first] + [result if (passes - p) % 2 else spare for p in range(passes)]
 
 
 register(
@@ -99,3 +138,5 @@ register(
         tags=frozenset({"stable"}),
     )
 )
+add_buffer_sort("radix8_cpu", _radix_cpu_buffers(8))
+add_buffer_sort("radix11_cpu", _radix_cpu_buffers(11))

@@ -369,6 +369,104 @@ E2E: dict[str, Case] = {
 }
 
 
+# the primitives group: NumPy's operations beyond seed 000's (keys of other dtypes, axes, stacks,
+# histograms, unique, compaction), parskel's public call against NumPy's and CuPy's on NumPy
+# arrays (bench/primitives.py); every figure is input elements a second
+ROW = 1024  # the row length of the cases along an axis, and the side of the stacked matrices / 32
+MATRIX = 32
+SEGMENT = 1000
+TOP = 64
+
+
+def _int64_keys(n: int, rng: np.random.Generator) -> Inputs:
+    return (rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, n, dtype=np.int64),)
+
+
+def _bytes(n: int, rng: np.random.Generator) -> Inputs:
+    return (rng.integers(-100, 100, n, dtype=np.int8),)
+
+
+def _sorted_and_queries(n: int, rng: np.random.Generator) -> Inputs:
+    return np.sort(rng.random(n, dtype=np.float32)), rng.random(n, dtype=np.float32)
+
+
+def _repeats(n: int, rng: np.random.Generator) -> Inputs:
+    return (rng.integers(0, max(n // 16, 1), n, dtype=np.int32),)
+
+
+def _stacks(n: int, rng: np.random.Generator) -> Inputs:
+    """Two stacks of n // 1024 matrices of 32 x 32 float32, flattened (the size is elements)."""
+    return rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+
+
+def stacked(x: np.ndarray) -> np.ndarray:
+    return x.reshape(-1, MATRIX, MATRIX)
+
+
+def segment_starts(n: int) -> np.ndarray:
+    return np.arange(0, n, SEGMENT)
+
+
+def _primitive_case(
+    name: str,
+    summary: str,
+    make: Callable[[int, np.random.Generator], Inputs],
+    reference: Callable[[Inputs], Any],
+    check: Callable[[Any, Any], str | None] = exact,
+) -> Case:
+    sizes = (tuple(1 << k for k in (14, 18, 20)), tuple(1 << k for k in range(14, 25, 2)))
+    return Case(f"primitives.{name}", summary, "Melem/s", 1e6, float, make, reference, check, *sizes)
+
+
+PRIMITIVES: dict[str, Case] = {
+    case.family: case
+    for case in (
+        _primitive_case("sort_int64", "sort of int64 keys", _int64_keys, lambda i: np.sort(i[0])),
+        _primitive_case("argsort", "stable argsort of float32", _floats, lambda i: np.argsort(i[0], kind="stable")),
+        _primitive_case(
+            "sort_rows", f"sort of float32 along rows of {ROW}", _floats, lambda i: np.sort(i[0].reshape(-1, ROW))
+        ),
+        _primitive_case(
+            "cumsum_rows",
+            f"inclusive prefix sums of float32 along rows of {ROW}",
+            _floats,
+            lambda i: np.cumsum(i[0].reshape(-1, ROW), axis=1, dtype=np.float64),
+            close(1e-4),
+        ),
+        _primitive_case("cumsum_int8", "inclusive prefix sums of int8 into int64", _bytes, lambda i: np.cumsum(i[0])),
+        _primitive_case(
+            "matmul_stack",
+            f"a stack of {MATRIX} x {MATRIX} float32 products",
+            _stacks,
+            lambda i: np.matmul(stacked(i[0]).astype(np.float64), stacked(i[1]).astype(np.float64)),
+            close(1e-3),
+        ),
+        _primitive_case(
+            "histogram",
+            "histogram of float32 in [0, 1), 256 bins",
+            _floats,
+            lambda i: np.histogram(i[0], 256, (0, 1))[0],
+        ),
+        _primitive_case(
+            "searchsorted",
+            "searchsorted of as many float32 queries",
+            _sorted_and_queries,
+            lambda i: np.searchsorted(i[0], i[1]),
+        ),
+        _primitive_case("unique", "unique of int32 with 16 repeats each", _repeats, lambda i: np.unique(i[0])),
+        _primitive_case("copy_if", "float32 elements above 0.5 (copy_if)", _floats, lambda i: i[0][i[0] > 0.5]),
+        _primitive_case(
+            "segmented_sum",
+            f"sums of float32 segments of {SEGMENT}",
+            _floats,
+            lambda i: np.add.reduceat(i[0].astype(np.float64), segment_starts(i[0].size)),
+            close(1e-4),
+        ),
+        _primitive_case("top_k", f"the {TOP} largest float32", _floats, lambda i: np.sort(i[0])[::-1][:TOP]),
+    )
+}
+
+
 GROUPS: dict[str, tuple[str, ...]] = {
     "matmul": ("matmul",),
     "scan": ("scan",),
@@ -380,6 +478,8 @@ CASES.update(OVERHEAD)
 GROUPS["overhead"] = tuple(OVERHEAD)
 CASES.update(E2E)
 GROUPS["e2e"] = tuple(E2E)  # not in "all": its sizes are a GPU's, and it measures the same work as the others
+CASES.update(PRIMITIVES)
+GROUPS["primitives"] = tuple(PRIMITIVES)  # not in "all", which stays a few minutes on a CPU
 GROUPS["all"] = tuple(
     f for group in ("matmul", "scan", "sort", "reduce", "skeletons", "overhead") for f in GROUPS[group]
 )

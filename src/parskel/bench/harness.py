@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import VariantError
 from ..runtime import Device
-from . import e2e, overhead
+from . import e2e, overhead, primitives
 from . import peers as peer_lib
 from .cases import CASES, GROUPS, Case, Subject
 from .subjects import skeleton_subjects, variant_subjects
@@ -333,6 +333,8 @@ def subjects_for(family: str, devices: Sequence[Device], settings: Settings, not
         return calls + overhead.peer_subjects(family, chosen, notes)
     if family.startswith("e2e."):
         return e2e.subjects(family, devices, chosen, notes)
+    if family.startswith("primitives."):
+        return primitives.subjects(family, devices, chosen, notes)
     found: list[Subject] = []
     for device in devices:
         found += variant_subjects(family, device, wanted, notes)

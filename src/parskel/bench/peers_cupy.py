@@ -50,7 +50,9 @@ def device_name() -> str:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
-def _timed(inputs: tuple[np.ndarray, ...], compute: Callable[..., Any]) -> tuple[Any, Timing]:
+def timed(inputs: tuple[np.ndarray, ...], compute: Callable[..., Any]) -> tuple[Any, Timing]:
+    """``compute`` on ``inputs`` copied to the GPU, its result copied back, with CUDA events
+    timing the upload, the computation and the download."""
     cp = _cupy()
     marks = [cp.cuda.Event() for _ in range(4)]
     start = time.perf_counter()
@@ -69,7 +71,7 @@ def _timed(inputs: tuple[np.ndarray, ...], compute: Callable[..., Any]) -> tuple
 
 def matmul(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, Timing]:
     """``a @ b`` with cuBLAS through ``cupy.matmul``."""
-    return _timed((a, b), lambda x, y: _cupy().matmul(x, y))
+    return timed((a, b), lambda x, y: _cupy().matmul(x, y))
 
 
 def scan(x: np.ndarray, *, inclusive: bool = False) -> tuple[np.ndarray, Timing]:
@@ -85,23 +87,23 @@ def scan(x: np.ndarray, *, inclusive: bool = False) -> tuple[np.ndarray, Timing]
         out[1:] = total[:-1]
         return out
 
-    return _timed((x,), compute)
+    return timed((x,), compute)
 
 
 def sort(keys: np.ndarray) -> tuple[np.ndarray, Timing]:
     """Keys sorted with ``cupy.sort`` (CUB radix sort)."""
-    return _timed((keys,), lambda d: _cupy().sort(d))
+    return timed((keys,), lambda d: _cupy().sort(d))
 
 
 def reduce_sum(x: np.ndarray) -> tuple[Any, Timing]:
     """Sum with ``cupy.sum``."""
-    total, timing = _timed((x,), lambda d: d.sum(dtype=d.dtype))
+    total, timing = timed((x,), lambda d: d.sum(dtype=d.dtype))
     return np.asarray(total)[()], timing
 
 
 def square(x: np.ndarray) -> tuple[np.ndarray, Timing]:
     """``x * x`` element-wise (the Map of the benchmarks)."""
-    return _timed((x,), lambda d: d * d)
+    return timed((x,), lambda d: d * d)
 
 
 PEERS: dict[str, dict[str, Peer]] = {

@@ -30,6 +30,7 @@ BENCH_EPILOG = """examples:
   parskel bench matmul --peers none --no-report --json > matmul.json
   parskel bench e2e --full --device cuda:0 --out e2e   NumPy in and out on a GPU against CuPy and PyTorch
   parskel bench e2e --max-device-memory 64MiB      the same work in chunks of a 64 MiB device
+  parskel bench primitives --peers numpy,cupy     int64 sorts, argsort, axes, histogram, unique, ...
 
 sizes: comma lists and ranges, "1000", "2^20", "64..512" (doubling), "2^10..2^26:4" (times 4);
 "family=..." sets one family's sizes, a plain value every other family's.

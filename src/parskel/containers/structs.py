@@ -1,4 +1,5 @@
-"""Structured NumPy dtypes as C structs that user functions can name.
+"""Structured NumPy dtypes as C structs that user functions can name (and complex64 and
+complex128 as ``cfloat`` and ``cdouble``, defined in ``kernels/common/complex.h``).
 
 ``ps.struct("affine", [("a", np.float32), ("b", np.float32)])`` registers a record type under a
 C name. Kernels get a ``typedef struct {...} affine;`` generated from the dtype, and the layout
@@ -61,7 +62,11 @@ _RESERVED = {
     "constant",
     "private",
     "ps_index",
+    "cfloat",
+    "cdouble",
 }
+#: The C names of complex element types (kernels/common/complex.h).
+COMPLEX_TYPES: dict[np.dtype, str] = {np.dtype(np.complex64): "cfloat", np.dtype(np.complex128): "cdouble"}
 
 
 def _fields(dtype: np.dtype) -> list[tuple[str, np.dtype, int]]:
@@ -121,6 +126,12 @@ def struct_dtype(name: str) -> np.dtype | None:
 def element_c_type(dtype: DTypeLike, device: Device | None = None) -> str:
     """The C type of a container element: a scalar, or a registered struct (layout-checked)."""
     dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return "bool"
+    if dt in COMPLEX_TYPES:
+        if dt == np.complex128 and device is not None and not device.info.fp64:
+            raise DTypeError(f"{device.id} ({device.name}) has no double precision (fp64) for complex128")
+        return COMPLEX_TYPES[dt]
     if dt.names is None:
         if dt.subdtype is not None:
             raise DTypeError(f"sub-array dtype {dt} cannot be an element type; use a struct field")
@@ -130,6 +141,12 @@ def element_c_type(dtype: DTypeLike, device: Device | None = None) -> str:
         for sub in _structs_in(dt):
             check_device_layout(sub, device)
     return name
+
+
+def stored_c_type(ctype: str) -> str:
+    """The C type a buffer of ``ctype`` elements is declared with in a kernel: a bool is a uchar
+    there (0 or 1, as NumPy stores it), since kernels take no pointers to bool."""
+    return "uchar" if ctype == "bool" else ctype
 
 
 def _field_base(dtype: np.dtype) -> tuple[np.dtype, tuple[int, ...]]:

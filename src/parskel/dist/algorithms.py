@@ -75,6 +75,7 @@ def sort(
         found = sort_array(
             mine,
             None if values is None else values._parts[k].numpy(),
+            kind="stable",
             variant=variant,
             device=dist.devices[k],
             max_device_memory=max_device_memory,
@@ -106,7 +107,7 @@ def sort(
         if not len(got_keys):
             return (got_keys, got_values) if got_values is not None else got_keys
         device = dist.devices[j]
-        return sort_array(got_keys, got_values, variant=variant, device=device, max_device_memory=max_device_memory, **params)
+        return sort_array(got_keys, got_values, kind="stable", variant=variant, device=device, max_device_memory=max_device_memory, **params)
 
     merged = each(dist, merge)
     sizes = _sizes(dist, {j: (m[0] if values is not None else m) for j, m in merged.items()})
@@ -180,6 +181,7 @@ def scan(
         mine = x._parts[k].numpy()
         result = scan_array(
             mine,
+            dtype=None,
             inclusive=inclusive,
             variant=variant,
             device=dist.devices[k],

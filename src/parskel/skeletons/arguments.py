@@ -68,7 +68,8 @@ def scalar_argument(value: Any, ctype: str, what: str) -> np.generic:
                 f"{what} is declared {ctype!r} ({dtype}), got a {value.dtype} scalar; convert it explicitly"
             )
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    numbers = (int, float, complex) if dtype.kind == "c" else (int, float)
+    if isinstance(value, bool) or not isinstance(value, numbers):
         raise TypeError(f"{what} expects a {ctype} number, got {type(value).__name__}")
     if dtype.kind in "iu":
         if not isinstance(value, int):

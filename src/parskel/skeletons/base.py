@@ -8,7 +8,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 from ..containers.base import Container
-from ..errors import ShapeError
+from ..errors import DTypeError, ShapeError
 from .arguments import check_container
 
 P = TypeVar("P")
@@ -45,10 +45,19 @@ class Skeleton:
             plan = self._plans[key] = make()
         return plan
 
-    def _inputs(self, values: Sequence[Any], names: Sequence[str], *, same_shape: bool = True) -> list[Container]:
-        """Check that the inputs are containers on one device (and of one shape if asked)."""
+    def _inputs(
+        self, values: Sequence[Any], names: Sequence[str], *, same_shape: bool = True, bools: bool = False
+    ) -> list[Container]:
+        """Check that the inputs are containers on one device (and of one shape if asked), of
+        bool elements only where the skeleton takes them (``bools``)."""
         first = check_container(values[0], f"{self.name}: {names[0]}")
         found = [first]
+        for value, name in zip(values, names):
+            if not bools and isinstance(value, Container) and value.dtype.kind == "b":
+                raise DTypeError(
+                    f"{self.name}: {name} holds bools, which Map, Zip and Generate take; convert it with "
+                    "astype(np.uint8) for this skeleton"
+                )
         for value, name in zip(values[1:], names[1:]):
             c = check_container(value, f"{self.name}: {name}", first.device)
             if same_shape and (c.shape != first.shape or type(c) is not type(first)):

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..containers.base import Container
+from ..containers.structs import element_c_type, stored_c_type
 from ..errors import ShapeError
 from ..runtime import Device, Kernel
 from ..runtime.traits import grid_stride_groups
@@ -48,14 +49,13 @@ class Elementwise(Skeleton):
         for k, ctype in enumerate(in_types):
             fn.check_element(k, ctype, f"input {k}")
         if self._out_dtype is not None:
-            from ..containers.structs import element_c_type
-
             element_c_type(self._out_dtype, dev)
-        out_t = fn.return_type
+        out_t = stored_c_type(fn.return_type)
         indices = ["ps_i"] if len(fn.index_positions) < 2 else ["ps_row", "ps_col"]
         element = fn.call([f"ps_in{k}[ps_i]" for k in range(len(in_types))], indices, "ps_x")
         glue = [
-            "#define PS_INPUT_PARAMS " + "".join(f"__global const {t} *ps_in{k}, " for k, t in enumerate(in_types)),
+            "#define PS_INPUT_PARAMS "
+            + "".join(f"__global const {stored_c_type(t)} *ps_in{k}, " for k, t in enumerate(in_types)),
             "#define PS_OUT_PARAM " + ("" if self._void else f"__global {out_t} *ps_out,"),
             f"#define PS_OUT_T {out_t}",
             f"#define PS_VOID {int(self._void)}",
@@ -129,5 +129,5 @@ class Map(Elementwise):
             from .pipelined import elementwise
 
             return elementwise(self, (a,), extra, out)
-        (a,) = self._inputs([a], ["the input"])
+        (a,) = self._inputs([a], ["the input"], bools=True)
         return self._run([a], a, extra, out)

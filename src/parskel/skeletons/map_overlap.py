@@ -18,9 +18,13 @@ from .program import build, check_size, group_size
 from .userfn import UserFunction, UserSource, dtype_of
 
 TEMPLATE = "skeletons/map_overlap.cl"
-Boundary = Literal["neutral", "clamp", "wrap", "mirror"]
-BOUNDARIES: tuple[Boundary, ...] = ("neutral", "clamp", "wrap", "mirror")
+Boundary = Literal["neutral", "clamp", "wrap", "mirror", "none"]
+BOUNDARIES: tuple[Boundary, ...] = ("neutral", "clamp", "wrap", "mirror", "none")
 TILE = 16
+#: The largest radius on a Vector, and on a Matrix: each work-item copies its window, 2r + 1 or
+#: (2r + 1)^2 elements, into private memory (registers, or the stack on GPUs).
+RADIUS_1D = 256
+RADIUS_2D = 16
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,9 @@ class MapOverlap(Skeleton):
     (where the window is a pointer, ``const float *x``). Outside the container the
     window holds ``neutral`` (boundary ``"neutral"``), the nearest element (``"clamp"``), the
     element from the other end (``"wrap"``) or its mirror image about the edge (``"mirror"``,
-    NumPy's ``reflect``).
+    NumPy's ``reflect``); with ``"none"`` (SkePU's ``Edge::None``) the elements nearer the edge
+    than ``radius`` are not computed: they keep their values in ``out=``, and are zero in a new
+    result. The radius goes up to 256 on a Vector and 16 on a Matrix.
 
     >>> blur = ps.MapOverlap(lambda x: (x[-1] + x[0] + x[1]) / 3, radius=1, boundary="clamp")
     >>> blur(ps.Vector(np.array([3, 0, 0, 6], np.float32))).numpy()
@@ -55,8 +61,10 @@ class MapOverlap(Skeleton):
         super().__init__()
         if boundary not in BOUNDARIES:
             raise UserFunctionError(f"MapOverlap: boundary must be one of {BOUNDARIES}, got {boundary!r}")
-        if not isinstance(radius, int) or not 0 <= radius <= 16:
-            raise UserFunctionError(f"MapOverlap: radius must be an int in 0..16, got {radius!r}")
+        if isinstance(radius, bool) or not isinstance(radius, int) or not 0 <= radius <= RADIUS_1D:
+            raise UserFunctionError(
+                f"MapOverlap: radius must be an int in 0..{RADIUS_1D} (0..{RADIUS_2D} on a Matrix), got {radius!r}"
+            )
         self.fn = UserFunction(source, self.name, "user", 1)
         window = self.fn.elements[0]
         if not window.pointer or window.is_global:
@@ -70,6 +78,11 @@ class MapOverlap(Skeleton):
     def _build(self, dev: Device, a: Container) -> _Plan:
         fn = self.fn
         matrix = a.ndim == 2
+        if matrix and self.radius > RADIUS_2D:
+            raise ShapeError(
+                f"MapOverlap: a Matrix takes a radius up to {RADIUS_2D}, got {self.radius}: each work-item "
+                f"copies its window of (2r + 1)^2 elements into private memory"
+            )
         fn.check_indices(2 if matrix else 1)
         if fn.elements[0].type != a.c_type:
             raise ShapeError(
@@ -106,6 +119,8 @@ class MapOverlap(Skeleton):
             raise ShapeError("MapOverlap: a container passed for writing must not also be the input")
         src = a.to_device()
         dst = result.writable_buffer() if out is not None else result.output_buffer()
+        if out is None and self.boundary == "none":  # the edges, not computed, of a new result
+            dev.fill(dst, np.uint8(0))
         if a.ndim == 1:
             dev.launch(
                 plan.kernel,

@@ -18,11 +18,15 @@ from .userfn import INDEX_TYPE, UserFunction
 
 
 def header(dtypes: Sequence[np.dtype], functions: Sequence[UserFunction]) -> str:
-    """Common definitions before the user functions: the index type and every struct used."""
+    """Common definitions before the user functions: the index type, the complex types and
+    every struct used."""
     used = list(dtypes)
     for fn in functions:
         used += structs_named_in(fn.source)
-    return f'#include "common/parskel.h"\ntypedef uint {INDEX_TYPE};\n{struct_definitions(used)}'
+    return (
+        f'#include "common/parskel.h"\n#include "common/complex.h"\ntypedef uint {INDEX_TYPE};\n'
+        f"{struct_definitions(used)}"
+    )
 
 
 def build(

@@ -42,6 +42,8 @@ def operator(source: UserSource, skeleton: str, role: str = "reduce") -> tuple[U
                 f"{t!r}; parameter {p.name!r} is {p.type!r}"
             )
     fn.check_indices(0)
+    if t == "bool":
+        raise UserFunctionError(f"{fn.where} {fn.signature.name!r}: an operator cannot work on bools; use uchar")
     return fn, dtype_of(t, fn.where)
 
 
@@ -65,7 +67,8 @@ def load_shape(dtype: np.dtype, aligned_16: bool) -> tuple[int, int]:
     """Elements per work-item per step (64 bytes' worth, at most 16) and the width of the
     vectors they are read as (16 bytes for scalars of 4 and 8 bytes on aligned buffers)."""
     items = max(1, min(16, 64 // dtype.itemsize))
-    vec = 16 // dtype.itemsize if dtype.names is None and dtype.itemsize in (4, 8) and aligned_16 else 1
+    scalar = dtype.names is None and dtype.kind != "c"
+    vec = 16 // dtype.itemsize if scalar and dtype.itemsize in (4, 8) and aligned_16 else 1
     return items, vec
 
 

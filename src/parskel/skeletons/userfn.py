@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..containers.structs import element_c_type, struct_dtype
+from ..containers.structs import COMPLEX_TYPES, element_c_type, struct_dtype
 from ..errors import DTypeError, UserFunctionError
 from ..runtime.cltypes import scalar_types
 
@@ -58,7 +58,7 @@ _ALIASES = {
     "signed short": "short",
     "signed long": "long",
 }
-_SCALARS = {element_c_type(dt): dt for dt in scalar_types()}
+_SCALARS = {element_c_type(dt): dt for dt in (*scalar_types(), *COMPLEX_TYPES, np.dtype(np.bool_))}
 _FUNCTION = re.compile(r"([A-Za-z_][\w\s\*]*?)\b([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{")
 # comments, and preprocessor lines (with their continuations), which hold no function definition
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/|^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.S | re.M)

@@ -38,5 +38,5 @@ class Zip(Elementwise):
             from .pipelined import elementwise
 
             return elementwise(self, args[: self.inputs], args[self.inputs :], out)
-        inputs = self._inputs(args[: self.inputs], [f"input {k}" for k in range(self.inputs)])
+        inputs = self._inputs(args[: self.inputs], [f"input {k}" for k in range(self.inputs)], bools=True)
         return self._run(inputs, inputs[0], args[self.inputs :], out)

@@ -3,8 +3,9 @@
  * launch, for the inputs too small for a multi-pass sort to pay off (the single-tile path).
  *
  * Pairs are ordered by (encoded key, position), so equal keys keep their input order: the sort
- * is stable. Slots past n hold the largest key and positions past every real one.
- * Defines: KEY_KIND (keys.h), CAPACITY (a power of two), WG (work-items), WITH_VALUES. */
+ * is stable. Slots past n hold the largest key and positions past every real one. Launched with
+ * several work-groups, each sorts its own row of n keys (a batched sort), values moving within
+ * their row. Defines: KEY_KIND (keys.h), CAPACITY (a power of two), WG (work-items), WITH_VALUES. */
 #include "keys.h"
 
 #ifndef CAPACITY
@@ -24,6 +25,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void local_bitonic(
     __local uint key[CAPACITY];
     __local uint pos[CAPACITY];
     uint tid = get_local_id(0);
+    size_t row = (size_t)get_group_id(0) * n;
+    keys_in += row;
+    keys_out += row;
+#if WITH_VALUES
+    values_in += row;
+    values_out += row;
+#endif
     /* the network needs a power of two no smaller than n: sort only that much */
     uint size = 1;
     while (size < n)

@@ -363,10 +363,15 @@ class Expressions:
             self.fail(node, f"{what} of {' and '.join(map(str, operands))}: NumPy has no such operation ({exc})")
         for t in (*ins, out):
             if not supported(t.dtype):
+                advice = (
+                    "write the function in C, where complex numbers are cfloat and cdouble (cfloat_mul, ...)"
+                    if t.dtype.kind == "c"
+                    else "convert the operands first (e.g. np.float32(x))"
+                )
                 self.fail(
                     node,
-                    f"{what} of {' and '.join(map(str, operands))} gives {t.dtype} in NumPy, which the devices "
-                    "do not compute; convert the operands first (e.g. np.float32(x))",
+                    f"{what} of {' and '.join(map(str, operands))} gives {t.dtype} in NumPy, which Python user "
+                    f"functions do not compute; {advice}",
                 )
         return ins, out
 

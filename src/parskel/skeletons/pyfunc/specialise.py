@@ -114,7 +114,14 @@ def _extras(sk: PythonSkeleton, values: Sequence[Any], fp64: bool, first: int = 
 
 
 def _translate(
-    sk: PythonSkeleton, key: str, args: tuple[Type, ...], elements: int, fp64: bool, returns: Type | None = None
+    sk: PythonSkeleton,
+    key: str,
+    args: tuple[Type, ...],
+    elements: int,
+    fp64: bool,
+    returns: Type | None = None,
+    *,
+    bools: bool = False,
 ) -> str:
     """The C source of the Python function ``sk`` holds under ``key``, for these arguments."""
     fn = sk._functions[key]
@@ -124,9 +131,10 @@ def _translate(
             f"but gets {elements} element(s) and {len(args) - elements} extra argument(s) here"
         )
     done = fn.translation(args, returns, fp64=fp64)
-    if done.returns == Scalar(BOOL):
+    if done.returns == Scalar(BOOL) and not bools:
         raise fn.analysis.located.error(
-            None, "returns a bool, which containers cannot hold; convert it, e.g. np.uint8(x > 0)"
+            None,
+            f"returns a bool, which {sk.name} cannot give (Map, Zip, Generate can); convert it: np.uint8(x > 0)",
         )
     return done.source
 
@@ -176,7 +184,7 @@ def _elementwise(sk: PythonSkeleton, args: tuple[Any, ...], kwargs: dict[str, An
 
     def sources() -> Sources:
         types = tuple(element(c.dtype) for c in inputs) + _extras(sk, args[count:], fp64)
-        return {"source": _translate(sk, "source", types, count, fp64)}
+        return {"source": _translate(sk, "source", types, count, fp64, bools=True)}
 
     return key, sources
 
@@ -186,7 +194,7 @@ def _generate(sk: PythonSkeleton, args: tuple[Any, ...], kwargs: dict[str, Any])
     dev: Device = out.device if isinstance(out, Container) else select_device(kwargs.get("device"))
     fp64 = dev.info.fp64
     key = (fp64, *map(_signature, args[1:]))
-    return key, lambda: {"source": _translate(sk, "source", _extras(sk, args[1:], fp64), 0, fp64)}
+    return key, lambda: {"source": _translate(sk, "source", _extras(sk, args[1:], fp64), 0, fp64, bools=True)}
 
 
 def _operator(sk: PythonSkeleton, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
