@@ -211,3 +211,28 @@ def test_record_splits_upload_kernel_download(device, rng):
         ps.scan(x, variant="vector_blocks", device=device)
     kinds = [event.kind for event in rec.events]
     assert kinds[0] == "upload" and kinds[-1] == "download" and kinds.count("kernel") >= 2
+
+
+@pytest.fixture
+def array_only_variant(monkeypatch):
+    """A scan variant registered with only a ``run`` (as a user registers one): it scans
+    arrays, on the host here, so that only the dispatch around it is under test."""
+
+    def run(device, x, *, inclusive, **params):
+        return np.cumsum(x, dtype=x.dtype) - (0 if inclusive else x)
+
+    variant = registry.Variant(family="scan", name="users_own", seed="-", summary="a user's scan", run=run)
+    monkeypatch.setitem(registry._REGISTRY["scan"], "users_own", variant)
+    return variant
+
+
+def test_a_users_array_only_variant_scans_arrays_and_refuses_buffers(device, rng, array_only_variant):
+    x = rng.integers(-50, 50, 100_003).astype(np.int32)
+    np.testing.assert_array_equal(ps.scan(x, variant="users_own", device=device, inclusive=True), np.cumsum(x))
+    buffer = device.alloc(x.nbytes)
+    with pytest.raises(VariantError, match="arrays only"):
+        scan_buffer(device, buffer, buffer, x.size, np.int32, variant="users_own")
+    # too large for the device's share given: only a variant that scans buffers goes in chunks
+    with pytest.raises(VariantError, match="do not fit"):
+        ps.scan(x, variant="users_own", device=device, max_device_memory="64KiB")
+    np.testing.assert_array_equal(ps.scan(x, device=device, max_device_memory="64KiB"), np.cumsum(x) - x)

@@ -29,13 +29,14 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import VariantError
 from ..pipeline import Budget, Need, Pipeline, Route, chunk_length, route
 from ..pipeline.budget import IN_FLIGHT, TARGET_CHUNKS
 from ..runtime import Buffer, Device
 from . import registry
 from .keys import KEY_KINDS
 from .onesweep import sort_buffers
-from .scans import scan_buffer
+from .scans import scan_buffer, scans_buffers
 
 Compute = Callable[[], None]
 Sorted = np.ndarray | tuple[np.ndarray, np.ndarray]
@@ -71,12 +72,19 @@ def scan(
     way = route(dev, n, Need(2.02 * item, item, SCAN_FIXED), x.nbytes, given)
     if way is None:
         return None
+    chosen = variant if variant is not None else _scan_variant(dev)
+    if not scans_buffers(chosen):
+        if way.whole:  # an array-only variant (one a user registered): in one piece
+            return None
+        raise VariantError(
+            f"scan variant {chosen!r} scans arrays only, and {n} elements do not fit the device at once; "
+            "scan them with a built-in variant, which goes through the device in chunks"
+        )
     out = np.empty_like(x)
     pipe = Pipeline(dev, "scan", staged=way.staged)
     m = chunk_length(n, Need(1.02 * item, item, SCAN_FIXED), way.within, overlap=way.staged, least=2)
     carry = dev.alloc(item)
     zero = x.dtype.type(0)
-    chosen = variant if variant is not None else _scan_variant(dev)
 
     def scanned(buffer: Buffer, count: int) -> None:
         scan_buffer(dev, buffer, buffer, count, x.dtype, inclusive=True, variant=chosen, **params)
@@ -103,9 +111,9 @@ def scan(
 
 
 def _scan_variant(dev: Device) -> str:
-    """The device's preferred scan whose defaults it can run (every scan variant scans buffers)."""
+    """The device's preferred scan that scans buffers and whose defaults it can run."""
     for name in registry.preferred("scan", dev):
-        if not registry.get("scan", name).unmet(dev):
+        if scans_buffers(name) and not registry.get("scan", name).unmet(dev):
             return name
     return "vector_blocks"
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from ..errors import DTypeError, ShapeError, boolean
+from ..errors import DTypeError, ShapeError, VariantError, boolean
 from ..runtime import Buffer, Device, Program, c_type, round_to_multiple, round_to_power_of_two
 from . import registry
 from .axes import normalized, to_rows
@@ -167,10 +167,18 @@ def scan_buffer(
             raise ShapeError(f"{name} holds {buf.nbytes} bytes, fewer than {n} {np.dtype(dtype)} elements")
 
     def enqueue(chosen: Variant, values: dict[str, int]) -> None:
+        if not scans_buffers(chosen.name):  # the next preferred variant is tried, if none was named
+            raise VariantError(f"scan variant {chosen.name!r} scans arrays only, not device buffers")
         if n:
             _ENQUEUE[chosen.name](device, src, dst, n, kt, inclusive, **values)
 
     registry.dispatch("scan", device, variant, params, enqueue)
+
+
+def scans_buffers(name: str) -> bool:
+    """Whether the scan variant ``name`` scans device buffers (:func:`scan_buffer`): the
+    built-in ones do; a variant registered with only a ``run`` scans arrays."""
+    return name in _ENQUEUE
 
 
 def _checked(x: Any) -> Any:
