@@ -441,3 +441,17 @@ def test_every_gpu_runs_kernels_built_for_it_from_any_thread(rng) -> None:
         np.testing.assert_array_equal(got, x * x)
     halves = ps.Vector(x, distribution=ps.dist.block(CUDA[:2]))
     np.testing.assert_array_equal(square(halves).numpy(), x * x)
+    # a sort over both GPUs: each part's worker thread makes new device arrays on its own GPU
+    np.testing.assert_array_equal(ps.sort(halves).numpy(), np.sort(x))
+
+
+@pytest.mark.skipif(len(CUDA) < 2, reason=f"needs two CUDA devices; this machine has {len(CUDA)}")
+def test_an_array_of_the_second_gpu_is_sorted_and_scanned_there(rng) -> None:
+    import cupy
+
+    keys = rng.integers(0, 2**32, 300_007, dtype=np.uint32)
+    with cupy.cuda.Device(CUDA[1].index):
+        x = cupy.asarray(keys)
+    for result, want in ((ps.sort(x), np.sort(keys)), (ps.scan(x, inclusive=True), np.cumsum(keys, dtype=np.uint32))):
+        assert result.device.id == CUDA[1].index
+        np.testing.assert_array_equal(result.get(), want)

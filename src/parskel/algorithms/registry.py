@@ -251,7 +251,8 @@ def dispatch(
         unmet = chosen.unmet(device, values, context)
         if unmet:
             raise VariantError(f"{family}/{variant} cannot run on {device.id}: {'; '.join(unmet)}")
-        return call(chosen, values)
+        with device.current():
+            return call(chosen, values)
     errors: list[str] = []
     failures: list[Exception] = []
     order = table_order(family, device)[0]
@@ -267,7 +268,8 @@ def dispatch(
             errors.append(f"{name}: {'; '.join(unmet)}")
             continue
         try:
-            return call(candidate, values)
+            with device.current():  # a variant's new device arrays go where its operands are
+                return call(candidate, values)
         except _RECOVERABLE as exc:
             errors.append(f"{name}: {exc}")
             failures.append(exc)

@@ -51,13 +51,20 @@ def each(dist: Distribution, work: Callable[[int], T]) -> dict[int, T]:
     local = dist.local()
     error: BaseException | None = None
     results: dict[int, T] = {}
+
+    def on_part(k: int) -> T:
+        device = dist.devices[k]
+        assert device is not None  # a part this process holds has its device here
+        with device.current():  # new device arrays of the part's work go to its GPU
+            return work(k)
+
     if len(local) == 1:
         try:
-            results[local[0]] = work(local[0])
+            results[local[0]] = on_part(local[0])
         except Exception as exc:
             error = exc
     else:
-        futures = {k: _POOL.submit(work, k) for k in local}
+        futures = {k: _POOL.submit(on_part, k) for k in local}
         for k, future in futures.items():
             try:
                 results[k] = future.result()

@@ -332,6 +332,14 @@ class Device(ABC):
         finally:
             self._active = previous
 
+    @contextlib.contextmanager
+    def current(self) -> Iterator[None]:
+        """Within the block, this is the device that device-array libraries (CuPy) allocate new
+        arrays on, on this thread: parskel's calls enter it around work on device arrays, so an
+        array of the second GPU, or a part handled by a worker thread, gets its results there.
+        Nothing to do on OpenCL devices."""
+        yield
+
     def mark(self) -> Marker:
         """A marker at the current end of the active queue (see :meth:`on`)."""
         raise BackendUnavailableError(f"{self.id} has a single queue")

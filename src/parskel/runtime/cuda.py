@@ -177,6 +177,11 @@ class CUDADevice(Device):
                 raise LaunchError(f"{where}: the device refused the launch: {text}") from None
             raise ParskelError(f"{where}: CUDA error: {text}") from None
 
+    @contextlib.contextmanager
+    def current(self) -> Iterator[None]:
+        with _cp().cuda.Device(self.index):
+            yield
+
     # streams ------------------------------------------------------------------------------
     def _cuda_stream(self) -> Any:
         """The CuPy stream commands go to now: the active one, or the legacy default stream."""
