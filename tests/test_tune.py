@@ -342,6 +342,34 @@ def test_write_defaults_writes_a_valid_table_and_both_entries(tmp_path, monkeypa
     assert levels == ["device", "vendor"]
 
 
+def test_write_defaults_of_a_skeleton_keeps_the_table_and_writes_its_entries(tmp_path, monkeypatch, shipped):
+    # a skeleton's work-group has no variants to order: the table is left as it was
+    device = _pocl()
+    table_path = tmp_path / "preferred.json"
+    table_path.write_text(defaults.preferred_path().read_text())
+    monkeypatch.setattr(defaults, "preferred_path", lambda: table_path)
+    before = table_path.read_text()
+    settings = tuner.Settings(strategy="brute", budget=None, evaluations=2, reps=1, only={"WG": (32, 64)})
+    with Store(tuner.store_path()) as store:
+        outcomes = tuner.tune(targets.find("skeletons.map"), device, [4096], settings, store)
+    assert defaults.write_defaults(outcomes, "test") == [shipped, table_path]
+    assert table_path.read_text() == before
+    assert sorted((e.family, e.level) for e in database.read(shipped)) == [
+        ("skeletons.map", "device"),
+        ("skeletons.map", "vendor"),
+    ]
+
+
+def test_algorithms_minimize_kernel_time_where_the_device_has_its_own_memory():
+    result = SimpleNamespace(status="ok", kernel=0.001, e2e=0.010)
+    scan = targets.find("scan")
+    assert scan.objective == "device"
+    gpu = SimpleNamespace(shares_host_memory=False)
+    cpu = SimpleNamespace(shares_host_memory=True)
+    assert tuner.objective(scan, result, gpu) == 0.001
+    assert tuner.objective(scan, result, cpu) == 0.010
+
+
 def test_invalid_tables_are_reported():
     assert defaults.problems({"cpu": {"scan": ["vector_blocks", "nope"]}}) == ["cpu/scan: unknown variants ['nope']"]
     assert defaults.problems({"gpu": {"nofamily": []}}) == ["gpu: unknown family 'nofamily'"]

@@ -86,8 +86,11 @@ def write_defaults(outcomes: Sequence[Outcome], command: str) -> list[Path]:
     shipped = database.store(entries, database.shipped_path())
     table = read_preferred()
     largest: dict[str, Outcome] = {}
+    families = set(registry.families())  # the skeletons' work-groups have no variants to order
     for outcome in ran:  # the coarse table knows no sizes: the largest size measured decides
         family = outcome.target.family
+        if family not in families:
+            continue
         if family not in largest or outcome.size > largest[family].size:
             largest[family] = outcome
     for family, outcome in largest.items():

@@ -33,8 +33,9 @@ class Target:
     ``subject(device, variant, config)`` times one point; ``refusal(device, variant, values,
     size)`` says why a point cannot run at a size (None if it can), before anything is built;
     ``context(size)`` holds the call facts its variants' requirements read (``n``,
-    ``itemsize``). ``objective`` is the time minimized: ``e2e`` (the whole call) or ``kernel``
-    (the device time of the kernels a study varies).
+    ``itemsize``). ``objective`` is the time minimized: ``e2e`` (the whole call), ``kernel``
+    (the device time of the kernels a study varies) or ``device`` (the kernels' time on a
+    device with memory of its own, the whole call's on one that works in host memory).
     """
 
     name: str
@@ -69,7 +70,7 @@ def _algorithm(family: str, size: int, context: Callable[[int], dict[str, int]])
         return f"{device.id} lacks {'; '.join(unmet)}" if unmet else None
 
     case = CASES[family]
-    return Target(family, family, case, (size,), subject, refusal, context, summary=case.summary)
+    return Target(family, family, case, (size,), subject, refusal, context, objective="device", summary=case.summary)
 
 
 def _study_targets() -> list[Target]:

@@ -249,7 +249,7 @@ class _Search:
             result = measure(target.case, subject, made, expected, settings.reps, settings.warmup, CANNOT_RUN)
             result.cost = time.perf_counter() - began
             self.store.add(self.run_id, [result])
-        measured = Measured(config, objective(outcome.target, result), result, key in self.cached)
+        measured = Measured(config, objective(outcome.target, result, outcome.device), result, key in self.cached)
         outcome.spent += result.cost or 0.0
         outcome.history.append(measured)
         if self.listen is not None:
@@ -257,8 +257,12 @@ class _Search:
         return measured.seconds
 
 
-def objective(target: Target, result: Result) -> float | None:
-    """The time a target minimizes, from a result (None for one that failed)."""
+def objective(target: Target, result: Result, device: Device) -> float | None:
+    """The time a target minimizes on ``device``, from a result (None for one that failed):
+    ``device`` objectives take the kernels' time where the device has memory of its own (the
+    copies to and from it, the same for every point, would drown the differences) and the
+    whole call's on a device that works in host memory."""
     if result.status != "ok":
         return None
-    return result.kernel if target.objective == "kernel" and result.kernel is not None else result.e2e
+    kernel = target.objective == "kernel" or (target.objective == "device" and not device.shares_host_memory)
+    return result.kernel if kernel and result.kernel is not None else result.e2e
