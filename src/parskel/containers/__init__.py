@@ -23,7 +23,5 @@ def of_rank(ndim: int, what: str) -> type[Container]:
     """
     found = RANKS.get(ndim)
     if found is None:
-        raise ShapeError(
-            f"{what}: containers have 1 to 4 axes (Vector, Matrix, Tensor3, Tensor4), got {ndim} axes"
-        )
+        raise ShapeError(f"{what}: containers have 1 to 4 axes (Vector, Matrix, Tensor3, Tensor4), got {ndim} axes")
     return found

@@ -28,9 +28,12 @@ class Generate(Elementwise):
     >>> ramp = ps.Generate("float f(ps_index i) { return 0.5f * i; }")
     >>> ramp(4).numpy()
     array([0. , 0.5, 1. , 1.5], dtype=float32)
-    >>> cube = ps.Generate(lambda *, i, j, k: 100 * i + 10 * j + k)((2, 2, 3))
-    >>> type(cube).__name__, cube.numpy()[1, 0, 2]
-    ('Tensor3', np.int64(102))
+    >>> cube = ps.Generate(lambda *, i, j, k: np.float32(100 * i + 10 * j + k))((2, 2, 3))
+    >>> type(cube).__name__
+    'Tensor3'
+    >>> cube.numpy()[1]
+    array([[100., 101., 102.],
+           [110., 111., 112.]], dtype=float32)
     """
 
     name = "Generate"

@@ -107,8 +107,9 @@ class MapOverlap(Skeleton):
         if isinstance(self.radius, int):
             return (self.radius,) * ndim
         if len(self.radius) != ndim:
+            given = len(self.radius)
             raise ShapeError(
-                f"MapOverlap: the radius {self.radius} gives {len(self.radius)} ax{'es' if len(self.radius) > 1 else 'is'}, "
+                f"MapOverlap: the radius {self.radius} gives {given} ax{'es' if given > 1 else 'is'}, "
                 f"the input has {ndim}"
             )
         return self.radius
@@ -138,7 +139,9 @@ class MapOverlap(Skeleton):
                 f"MapOverlap: the window is declared {fn.elements[0].type!r}, the input holds {a.c_type!r}"
             )
         # the kernel for 3 and 4 axes sees a Tensor3 as a Tensor4 of extent 1 and radius 0 on axis 0
-        axes = ["ps_i"] if a.ndim == 1 else ["ps_row", "ps_col"] if a.ndim == 2 else ["ps_i0", "ps_i1", "ps_i2", "ps_i3"]
+        axes = (
+            ["ps_i"] if a.ndim == 1 else ["ps_row", "ps_col"] if a.ndim == 2 else ["ps_i0", "ps_i1", "ps_i2", "ps_i3"]
+        )
         kernel_radii = radii if a.ndim < 3 else (0,) * (4 - a.ndim) + radii
         indices = fn.element_indices(a.ndim, "ps_i", axes[len(axes) - a.ndim :])
         glue = (
