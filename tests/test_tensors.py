@@ -178,6 +178,8 @@ def test_generate_tensors_by_axis_and_flat_index(device):
     got4 = hyper((2, 3, 1, 6), device=device)
     assert isinstance(got4, ps.Tensor4)
     np.testing.assert_array_equal(got4.numpy(), _axis_sum((2, 3, 1, 6)))
+    large = (3, 7, 29, 31)  # more elements than a CPU runs in one checked launch: the whole groups and the tail
+    np.testing.assert_array_equal(hyper(large, device=device).numpy(), _axis_sum(large))
     flat = ps.Generate("uint f(ps_index n) { return n; }")((3, 1, 2, 5), device=device)
     np.testing.assert_array_equal(flat.numpy(), np.arange(30).reshape(3, 1, 2, 5))
     out = ps.Tensor3(np.full((2, 2, 2), -1, np.float32), device=device)
