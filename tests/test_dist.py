@@ -105,6 +105,8 @@ def test_map_overlap_every_boundary(pair, rng, kind) -> None:
         laplace = ps.MapOverlap(lambda w: w[-1, 0] + w[1, 0] + w[0, -1] - 2 * w[0, 1], radius=1, boundary=boundary)
         got = laplace(ps.Matrix(m, distribution=dist))
         np.testing.assert_array_equal(got.numpy(), laplace(ps.Matrix(m)).numpy())
+        tall = ps.MapOverlap(lambda w: w[-2, 1] - 3 * w[2, -1], radius=(2, 1), boundary=boundary)  # rows: radius 2
+        np.testing.assert_array_equal(tall(ps.Matrix(m, distribution=dist)).numpy(), tall(ps.Matrix(m)).numpy())
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -172,6 +172,38 @@ def test_map_overlap_without_edge_handling(device, rng):
     assert not got[edges].any()
 
 
+@pytest.mark.parametrize("mode", [*MODES, "none"])
+def test_map_overlap_radius_per_axis_on_matrices_and_vectors(device, rng, mode):
+    m = rng.integers(-50, 50, (13, 9)).astype(np.int32)
+    tall = ps.MapOverlap(
+        "int f(const int *w) { return ps_get(w, -3, 0) - 2 * ps_get(w, 3, 0); }",
+        radius=(3, 0),
+        boundary=mode,
+        neutral=4,
+    )
+    wide = ps.MapOverlap(lambda w: w[1, -2] + 5 * w[-1, 2] + w[0, 0], radius=(1, 2), boundary=mode, neutral=4)
+    pad = {"mode": "constant", "constant_values": 4} if mode in ("neutral", "none") else {"mode": MODES[mode]}
+    p = np.pad(m, [(3, 3), (0, 0)], **pad)
+    q = np.pad(m, [(1, 1), (2, 2)], **pad)
+    want_tall = p[:-6] - 2 * p[6:]
+    want_wide = q[2:, :-4] + 5 * q[:-2, 4:] + m
+    got_tall, got_wide = tall(ps.Matrix(m, device=device)).numpy(), wide(ps.Matrix(m, device=device)).numpy()
+    if mode == "none":  # only the elements at least the radius from each edge are computed
+        want_tall[:3] = want_tall[-3:] = 0
+        want_wide[:1] = want_wide[-1:] = want_wide[:, :2] = want_wide[:, -2:] = 0
+    np.testing.assert_array_equal(got_tall, want_tall)
+    np.testing.assert_array_equal(got_wide, want_wide)
+    x = rng.integers(-50, 50, 40).astype(np.int32)
+    line = ps.MapOverlap("int f(const int *w) { return w[-4] + ps_get(w, 4); }", radius=(4,), boundary=mode, neutral=4)
+    r = np.pad(x, 4, **pad)
+    want = r[:-8] + r[8:]
+    if mode == "none":
+        want[:4] = want[-4:] = 0
+    np.testing.assert_array_equal(line(ps.Vector(x, device=device)).numpy(), want)
+    with pytest.raises(ShapeError, match="gives 1 axis, the input has 2"):
+        line(ps.Matrix(m, device=device))
+
+
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 def test_wide_and_edgeless_map_overlaps_build_with_nvrtc(monkeypatch):
     dev = ps.device("cpu")

@@ -8,7 +8,7 @@
 from . import dist, errors, skeletal  # noqa: F401  (skeletal registers the sorts built from skeletons)
 from ._version import __version__
 from .algorithms import argsort, matmul, saxpy, scan, sort, vector_add, work_item_mapping
-from .containers import Matrix, Vector, struct
+from .containers import Matrix, Tensor3, Tensor4, Vector, struct
 from .pipeline import max_device_memory
 from .primitives import (
     Select,
@@ -61,6 +61,8 @@ __all__ = [
     "Scan",
     "Scatter",
     "Select",
+    "Tensor3",
+    "Tensor4",
     "Timing",
     "Vector",
     "Zip",

@@ -542,7 +542,7 @@ def _map_overlap(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwarg
     more = _Extras(sk, extras, dist, [sk.fn])
     rows = a.shape[0]
     if dist.kind in ("copy", "single") or (
-        dist.kind == "overlap" and dist.halo >= sk.radius and sk.boundary != "wrap"
+        dist.kind == "overlap" and dist.halo >= sk.radii(a.ndim)[0] and sk.boundary != "wrap"
     ):
         a.refresh_halos()
         stored = dist.stored(rows)
@@ -554,7 +554,7 @@ def _map_overlap(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwarg
         parts = each(dist, work)
         more.done()
         return Distributed.from_parts(type(a), a.shape, sk._out_dtype, dist, parts, halo_ok=dist.kind != "overlap")
-    wide = extended(a, sk.radius, sk.boundary == "wrap")
+    wide = extended(a, sk.radii(a.ndim)[0], sk.boundary == "wrap")
     ranges = dist.ranges(rows)
     target = dist.with_kind("block")
 

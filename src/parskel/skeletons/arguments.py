@@ -17,7 +17,9 @@ from .userfn import UserFunction, dtype_of
 
 def check_container(value: Any, what: str, device: Device | None = None) -> Container:
     if not isinstance(value, Container):
-        raise TypeError(f"{what} must be a ps.Vector or ps.Matrix, not {type(value).__name__}")
+        raise TypeError(
+            f"{what} must be a container (ps.Vector, ps.Matrix, ps.Tensor3, ps.Tensor4), not {type(value).__name__}"
+        )
     if device is not None and value.device is not device:
         raise ShapeError(
             f"{what} lives on {value.device.id}, but the other inputs on {device.id}; "

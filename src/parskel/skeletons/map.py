@@ -3,6 +3,7 @@ Zip, MapArray and Generate share (kernel template ``kernels/skeletons/map.cl``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,22 @@ TEMPLATE = "skeletons/map.cl"
 # below this many elements a CPU runs the checked kernel alone: a second launch costs more than
 # the unchecked kernel saves
 _FLAT_MIN = 1 << 14
+#: The kernel parameters that hold the extents of axes 1, 2 and 3 (1 past the container's last).
+EXTENTS = ("ps_e1", "ps_e2", "ps_e3")
+
+
+def axis_indices(flat: str, extents: Sequence[str]) -> list[str]:
+    """C expressions of the per-axis indices, first axis first, of the element at flat index
+    ``flat`` of a row-major container whose axes after the first have the extents ``extents``.
+
+    >>> axis_indices("i", ["e1", "e2"])
+    ['(i) / e2 / e1', '(i) / e2 % e1', '(i) % e2']
+    """
+    found = []
+    for axis in range(len(extents) + 1):
+        inner = "".join(f" / {e}" for e in reversed(extents[axis:]))
+        found.append(f"({flat}){inner}" + (f" % {extents[axis - 1]}" if axis else ""))
+    return found
 
 
 @dataclass(frozen=True)
@@ -43,15 +60,14 @@ class Elementwise(Skeleton):
         self._void = self.fn.return_type == "void"
         self._out_dtype = None if self._void else dtype_of(self.fn.return_type, self.fn.where)
 
-    def _build(self, dev: Device, in_types: tuple[str, ...], dtypes: tuple[np.dtype, ...], matrix: bool) -> _Plan:
+    def _build(self, dev: Device, in_types: tuple[str, ...], dtypes: tuple[np.dtype, ...], ndim: int) -> _Plan:
         fn = self.fn
-        fn.check_indices(2 if matrix else 1)
+        indices = fn.element_indices(ndim, "ps_i", axis_indices("ps_i", EXTENTS[: ndim - 1]))
         for k, ctype in enumerate(in_types):
             fn.check_element(k, ctype, f"input {k}")
         if self._out_dtype is not None:
             element_c_type(self._out_dtype, dev)
         out_t = stored_c_type(fn.return_type)
-        indices = ["ps_i"] if len(fn.index_positions) < 2 else ["ps_row", "ps_col"]
         element = fn.call([f"ps_in{k}[ps_i]" for k in range(len(in_types))], indices, "ps_x")
         glue = [
             "#define PS_INPUT_PARAMS "
@@ -60,7 +76,7 @@ class Elementwise(Skeleton):
             f"#define PS_OUT_T {out_t}",
             f"#define PS_VOID {int(self._void)}",
             "#define PS_EXTRA_PARAMS " + fn.extra_params("ps_x"),
-            f"#define PS_ELEMENT_AT(ps_i, ps_row, ps_col) {element}",
+            f"#define PS_ELEMENT_AT(ps_i) {element}",
         ]
         used = list(dtypes) + ([] if self._out_dtype is None else [self._out_dtype])
         program = build(dev, self.name, TEMPLATE, [fn], used, "\n".join(glue) + "\n")
@@ -72,10 +88,10 @@ class Elementwise(Skeleton):
         self, inputs: list[Container], shape_like: Container, extras: tuple[Any, ...], out: Any
     ) -> Container | None:
         dev = shape_like.device
-        matrix = shape_like.ndim == 2
-        key = (dev, tuple(c.dtype for c in inputs), matrix)
+        ndim = shape_like.ndim
+        key = (dev, tuple(c.dtype for c in inputs), ndim)
         plan = self._plan(
-            key, lambda: self._build(dev, tuple(c.c_type for c in inputs), tuple(c.dtype for c in inputs), matrix)
+            key, lambda: self._build(dev, tuple(c.c_type for c in inputs), tuple(c.dtype for c in inputs), ndim)
         )
         n = shape_like.size
         check_size(n, self.name)
@@ -91,14 +107,16 @@ class Elementwise(Skeleton):
             head.append(result.writable_buffer() if out is not None else result.output_buffer())
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
-        cols = np.uint32(max(shape_like.shape[1] if matrix else 1, 1))
+        extents = [np.uint32(max(e, 1)) for e in (*shape_like.shape[1:], 1, 1, 1)[: len(EXTENTS)]]
         first = 0
         if plan.flat is not None and n >= max(plan.group, _FLAT_MIN):
             first = n - n % plan.group
-            dev.launch(plan.flat, first, plan.group, *head, np.uint32(n), cols, *args)
+            dev.launch(plan.flat, first, plan.group, *head, np.uint32(n), *extents, *args)
         if first < n:
             groups = grid_stride_groups(dev, n - first, plan.group)
-            dev.launch(plan.kernel, groups * plan.group, plan.group, *head, np.uint32(n), cols, np.uint32(first), *args)
+            dev.launch(
+                plan.kernel, groups * plan.group, plan.group, *head, np.uint32(n), *extents, np.uint32(first), *args
+            )
         if result is not None:
             result.mark_device_written()
         mark_written(written)

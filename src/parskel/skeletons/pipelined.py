@@ -8,7 +8,7 @@ Device memory of one call on ``n`` elements (what decides whether it is cut into
 
 - ``Map``, ``Zip``: the inputs and the output, nothing else.
 - ``MapOverlap``: the input and the output (and one neutral element); a chunk also holds the
-  ``radius`` elements (rows, for a matrix) on either side that its edges read.
+  elements (rows, for more axes) within the first axis's radius on either side that its edges read.
 - ``Reduce``, ``MapReduce``: the input, and partial results that fit in :data:`REDUCTION_FIXED`.
 - ``Scan``: the input and the output, plus block totals (under 1 % of the input) and a fixed part.
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..containers import Matrix, Vector
+from ..containers import RANKS, Vector, of_rank
 from ..containers.base import Container
 from ..errors import DeviceMemoryError, ShapeError
 from ..pipeline import Need, Pipeline, Route, chunk_length, route
@@ -161,19 +161,20 @@ def scan(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Any) -> tuple[np.nd
 
 
 def map_overlap(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Any) -> np.ndarray:
-    """``MapOverlap`` of a host vector or matrix; a new array (or ``out``).
+    """``MapOverlap`` of a host array of 1 to 4 axes; a new array (or ``out``).
 
-    A chunk of rows (elements, for a vector) is computed with ``radius`` rows of the input on
-    either side, so that the rows it keeps see the same neighbours as in one piece; at the
-    array's edges the skeleton's boundary applies as usual, except for ``"wrap"``, whose chunks
-    take their outer rows from the other end of the array.
+    A chunk of rows (elements, for a vector; slices along the first axis, for more axes) is
+    computed with as many rows of the input on either side as the radius along the first axis,
+    so that the rows it keeps see the same neighbours as in one piece; at the array's edges the
+    skeleton's boundary applies as usual, except for ``"wrap"``, whose chunks take their outer
+    rows from the other end of the array.
     """
     x = _host(a, skeleton.name)
     dev = _device(extra)
     out_dtype = skeleton._out_dtype
     rows = x.shape[0]
     row = int(np.prod(x.shape[1:], dtype=np.int64))  # elements a row (1 for a vector)
-    r = skeleton.radius
+    r = skeleton.radii(x.ndim)[0]
     need = Need(
         per_element=(x.itemsize + out_dtype.itemsize) * row,
         largest_per_element=max(x.itemsize, out_dtype.itemsize) * row,
@@ -239,8 +240,7 @@ def _route(
 
 def _host(value: Any, name: str) -> np.ndarray:
     x = np.ascontiguousarray(value)
-    if x.ndim not in (1, 2):
-        raise ShapeError(f"{name} takes vectors and matrices (1D and 2D arrays), got shape {x.shape}")
+    of_rank(x.ndim, f"{name} of a NumPy array of shape {x.shape}")
     return x
 
 
@@ -254,7 +254,7 @@ def _device(extra: Sequence[Any]) -> Device:
 
 def _container(x: np.ndarray, dev: Device) -> Container:
     """``x`` borrowed by a container (read only: parskel never writes into it)."""
-    return (Vector if x.ndim == 1 else Matrix)(x, copy=False, device=dev)
+    return RANKS[x.ndim](x, copy=False, device=dev)
 
 
 def _input(
@@ -263,7 +263,7 @@ def _input(
     """A container of ``shape`` holding ``pieces`` one after another from element (row)
     ``skip`` on: loaded by the pipeline, or on a device that works in host memory the host
     array itself (a piece borrowed as it is, or the pieces joined)."""
-    cls = Vector if len(shape) == 1 else Matrix
+    cls = RANKS[len(shape)]
     dtype = pieces[0].dtype
     if dev.shares_host_memory and not pipe.staged:
         pipe.count(shape[0])

@@ -96,13 +96,14 @@ class Reduction(Skeleton):
             map_params = map_args = ""
         else:
             m = self.mapper
-            m.check_indices(2 if a.ndim == 2 else 1)
+            # the kernel knows the extent of the last axis only: a Tensor gives the flat index
+            axes = ["(i)"] if a.ndim == 1 else ["(i) / ps_cols", "(i) % ps_cols"] if a.ndim == 2 else None
+            indices = m.element_indices(a.ndim, "(i)", axes)
             m.check_element(0, a.c_type, "the input")
             if m.return_type != t:
                 raise ShapeError(
                     f"{self.name}: the map function returns {m.return_type!r}, the reduce operator works on {t!r}"
                 )
-            indices = ["(i)"] if len(m.index_positions) < 2 else ["(i) / ps_cols", "(i) % ps_cols"]
             mapped = m.call(["(x)"], indices, "ps_m")
             map_params, map_args = m.extra_params("ps_m"), extra_args(m, "ps_m")
         items, vec = load_shape(a.dtype, vec_ok)

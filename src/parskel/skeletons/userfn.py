@@ -5,8 +5,9 @@ whose *last* top-level function is the one the skeleton
 calls (helpers may come before it; its name is free). Its parameters are, in order, the
 skeleton's element parameters, then any mix of
 
-- ``ps_index`` parameters, which receive the element's index (a Matrix gives row then column,
-  or the flat index when only one is declared), and
+- ``ps_index`` parameters, which receive the element's index: the flat index to one such
+  parameter, or one index per axis to as many as the container has axes (row then column of a
+  Matrix; ``i, j, k`` of a Tensor3 and ``i, j, k, l`` of a Tensor4, first axis first), and
 - extra arguments given at call time: scalars (``float s``, a struct by value) and containers
   (``__global float *table``: random read access; without ``const``, write access too).
 
@@ -194,6 +195,23 @@ class UserFunction:
                 f"{self.where} {self.signature.name!r} declares {len(self.index_positions)} ps_index "
                 f"parameters; here at most {most} can be given"
             )
+
+    def element_indices(self, ndim: int, flat: str, axes: Sequence[str] | None) -> list[str]:
+        """What the ``ps_index`` parameters receive on a container of ``ndim`` axes: one
+        parameter the flat index ``flat``, ``ndim`` of them one index per axis (the C
+        expressions ``axes``, first axis first); ``axes=None`` where a skeleton gives only the
+        flat index. Other counts are refused, saying what can be declared."""
+        count = len(self.index_positions)
+        if count <= 1:
+            return [flat]
+        if axes is not None and count == ndim:
+            return list(axes)
+        names = {2: "row and column", 3: "i, j, k", 4: "i, j, k, l"}
+        allowed = "1 (the flat index)" if axes is None or ndim == 1 else f"1 (the flat index) or {ndim} ({names[ndim]})"
+        raise UserFunctionError(
+            f"{self.where} {self.signature.name!r} declares {count} ps_index parameters; on a container of "
+            f"{ndim} ax{'es' if ndim > 1 else 'is'} {self.skeleton} gives {allowed}"
+        )
 
     def part(self) -> tuple[str, str]:
         return (

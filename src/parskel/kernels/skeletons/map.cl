@@ -6,13 +6,14 @@
  * there ps_map_flat covers the whole work-groups without a bound check, which PoCL turns into
  * one vectorised loop over the group, and ps_map the last ps_n - ps_first elements.
  * The glue defines PS_INPUT_PARAMS (one __global pointer per input), PS_OUT_PARAM, PS_OUT_T and
- * PS_VOID (1 when the user function returns nothing), PS_EXTRA_PARAMS and PS_ELEMENT_AT(i, row,
- * col), the user call on element i (at row, col of a matrix of ps_cols columns). */
+ * PS_VOID (1 when the user function returns nothing), PS_EXTRA_PARAMS and PS_ELEMENT_AT(i), the
+ * user call on element i, whose per-axis indices it computes from i and ps_e1, ps_e2, ps_e3, the
+ * extents of axes 1 to 3 (1 past the container's last axis). */
 #include "common/parskel.h"
 
-#define PS_AT(i) PS_ELEMENT_AT((i), (i) / ps_cols, (i) % ps_cols)
+#define PS_AT(i) PS_ELEMENT_AT((i))
 
-__kernel void ps_map_flat(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_cols PS_EXTRA_PARAMS)
+__kernel void ps_map_flat(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps_e2, uint ps_e3 PS_EXTRA_PARAMS)
 {
     uint i = get_global_id(0);
 #if PS_VOID
@@ -22,7 +23,8 @@ __kernel void ps_map_flat(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_cols P
 #endif
 }
 
-__kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_cols, uint ps_first PS_EXTRA_PARAMS)
+__kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps_e2, uint ps_e3,
+                     uint ps_first PS_EXTRA_PARAMS)
 {
     uint stride = get_global_size(0);
     uint i = ps_first + get_global_id(0);

@@ -56,7 +56,8 @@ _COMPARISONS = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not
 
 class Index:
     """Annotation for a parameter that receives the element's index (C's ``ps_index``): a Matrix
-    gives row and column to two such parameters, or the flat index to one. Keyword-only
+    gives row and column to two such parameters, a Tensor3 ``i, j, k`` to three and a Tensor4
+    ``i, j, k, l`` to four (first axis first), any container the flat index to one. Keyword-only
     parameters (after ``*``, as in ``lambda x, *, i: ...``) are index parameters too."""
 
 

@@ -303,8 +303,8 @@ class Expressions:
             if not isinstance(it, Scalar) or it.kind not in "iu":
                 self.fail(index_node, f"an index must be an integer, not a {describe(it)}")
             codes.append(index.code if index.const is None else self.literal(index.const, INT64, index_node))
-        if t.space == "window" and t.dims == 2:
-            return f"ps_get({base.code}, {codes[0]}, {codes[1]})"
+        if t.space == "window" and t.dims > 1:
+            return f"ps_get({base.code}, {', '.join(codes)})"
         return f"{base.code}[{codes[0]}]"
 
     def expr_BinOp(self, node: ast.BinOp) -> Value:

@@ -155,9 +155,9 @@ def _first(sk: PythonSkeleton, args: tuple[Any, ...], count: int, names: Sequenc
 def _described(x: np.ndarray) -> Container:
     """A container borrowing a host input (nothing is copied or uploaded): it gives the types of a
     call on NumPy arrays, which the skeleton built for them then takes as they are."""
-    from ...containers import Matrix, Vector
+    from ...containers import of_rank
 
-    return (Vector if x.ndim == 1 else Matrix)(np.ascontiguousarray(x), copy=False)
+    return of_rank(x.ndim, "a NumPy input")(np.ascontiguousarray(x), copy=False)
 
 
 _INPUT = ("the input",)

@@ -76,7 +76,8 @@ class Record:
 @dataclass(frozen=True)
 class Pointer:
     """Elements in memory: a container (``global``) or MapOverlap's window (``window``, of
-    ``dims`` dimensions), indexed with ``p[i]`` (a window: ``w[k]`` or ``w[dr, dc]``)."""
+    ``dims`` dimensions), indexed with ``p[i]`` (a window: ``w[k]``, ``w[dr, dc]``, or one offset
+    per axis of a Tensor3 or Tensor4)."""
 
     dtype: np.dtype
     space: Literal["global", "window"] = "global"
