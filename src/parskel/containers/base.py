@@ -21,7 +21,7 @@ from ..errors import DTypeError, ShapeError
 from ..runtime import Buffer, Device
 from ..runtime import device as select_device
 from ..runtime.arrays import backend_view, cuda_ordinal, host_copy, is_device_array
-from .structs import element_c_type
+from .structs import element_c_type, vector_elements, vector_of
 
 
 class Container:
@@ -87,6 +87,7 @@ class Container:
         else:
             if isinstance(data, Container):
                 data = data.numpy()
+            data = vector_elements(data, dtype, copy=copy)
             if copy:
                 host = np.array(data, dtype=dtype, copy=True, order="C")
             else:
@@ -100,9 +101,11 @@ class Container:
     def _adopt(self, array: Any, dtype: DTypeLike | None, device: Device | str | None, copy: bool) -> None:
         """Take a CUDA device array: its memory (``copy=False``) or a device-side copy."""
         dev = select_device(device if device is not None else f"cuda:{cuda_ordinal(array)}")
-        if dev.backend != "cuda":  # an OpenCL device can only be fed from the host
+        vector = dtype is not None and vector_of(np.dtype(dtype)) is not None
+        if dev.backend != "cuda" or vector:  # from the host: an OpenCL device; records CuPy has not
             if not copy:
-                raise ShapeError(f"copy=False shares a CUDA array's memory; {dev.id} is not a CUDA device")
+                why = "vector elements" if vector else f"{dev.id}, which is not a CUDA device"
+                raise ShapeError(f"copy=False shares a CUDA array's memory; not possible for {why}")
             Container.__init__(self, host_copy(array), dtype=dtype, device=dev)
             return
         source = backend_view(array)
@@ -299,6 +302,8 @@ class Container:
             raise AttributeError(
                 f"this {type(self).__name__} lives on {self._device.id}, not in CUDA memory; read it with numpy()"
             )
+        if vector_of(self._dtype) is not None:
+            raise DTypeError(f"{self._c_type} elements have no CuPy or DLPack dtype; read them with numpy()")
         return self._device.view(self.to_device(), self._shape, self._dtype)
 
     @property

@@ -1,5 +1,6 @@
 """Structured NumPy dtypes as C structs that user functions can name (and complex64 and
-complex128 as ``cfloat`` and ``cdouble``, defined in ``kernels/common/complex.h``).
+complex128 as ``cfloat`` and ``cdouble``, defined in ``kernels/common/complex.h``, and the
+OpenCL vector types of ``runtime/cltypes.py``, ``float4`` and its kin).
 
 ``ps.struct("affine", [("a", np.float32), ("b", np.float32)])`` registers a record type under a
 C name. Kernels get a ``typedef struct {...} affine;`` generated from the dtype, and the layout
@@ -14,11 +15,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.lib import recfunctions
 from numpy.typing import DTypeLike
 
-from ..errors import DTypeError
+from ..errors import DTypeError, ShapeError
 from ..runtime import Device, Source
 from ..runtime import c_type as scalar_c_type
+from ..runtime.cltypes import vector_like, vector_name, vector_types
 
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
 _RESERVED = {
@@ -64,6 +67,7 @@ _RESERVED = {
     "ps_index",
     "cfloat",
     "cdouble",
+    *(vector_name(dt) for dt in vector_types()),
 }
 #: The C names of complex element types (kernels/common/complex.h).
 COMPLEX_TYPES: dict[np.dtype, str] = {np.dtype(np.complex64): "cfloat", np.dtype(np.complex128): "cdouble"}
@@ -123,9 +127,21 @@ def struct_dtype(name: str) -> np.dtype | None:
     return _dtypes.get(name)
 
 
+def vector_of(dtype: np.dtype) -> str | None:
+    """The OpenCL vector type of an element dtype, else None: a vector dtype, or one of a
+    vector's layout that no registered struct has (a vector dtype that lost its metadata)."""
+    return vector_name(dtype) or (vector_like(dtype) if dtype not in _names else None)
+
+
 def element_c_type(dtype: DTypeLike, device: Device | None = None) -> str:
-    """The C type of a container element: a scalar, or a registered struct (layout-checked)."""
+    """The C type of a container element: a scalar, an OpenCL vector type, or a registered
+    struct (layout-checked)."""
     dt = np.dtype(dtype)
+    vector = vector_of(dt)
+    if vector is not None:
+        if vector.startswith("double") and device is not None and not device.info.fp64:
+            raise DTypeError(f"{device.id} ({device.name}) has no double precision (fp64) for {vector}")
+        return vector
     if dt.kind == "b":
         return "bool"
     if dt in COMPLEX_TYPES:
@@ -141,6 +157,39 @@ def element_c_type(dtype: DTypeLike, device: Device | None = None) -> str:
         for sub in _structs_in(dt):
             check_device_layout(sub, device)
     return name
+
+
+def vector_elements(data: Any, dtype: DTypeLike | None, *, copy: bool = True) -> Any:
+    """``data`` for a container of ``dtype``: where that is a vector type and ``data`` an array
+    (or nested lists) of numbers whose last axis holds the lanes, the lanes as records (a view
+    of ``data`` where its layout is the records', else a converted copy, which ``copy=False``
+    refuses); else ``data`` as is.
+
+    >>> vector_elements(np.arange(8, dtype=np.float32).reshape(2, 4), ps.float4)
+    array([(0., 1., 2., 3.), (4., 5., 6., 7.)],
+          dtype=[('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ('w', '<f4')])
+    """
+    dt = None if dtype is None else np.dtype(dtype)
+    name = None if dt is None else vector_name(dt)
+    records = getattr(getattr(data, "dtype", None), "names", None) is not None
+    if dt is None or name is None or records:
+        return data
+    lanes = len(dt.names or ())
+    array = np.asarray(data)
+    if array.ndim == 0 or array.shape[-1] != lanes:
+        raise ShapeError(
+            f"{name} elements come from records of ps.{name} or from an array whose last axis holds the "
+            f"{lanes} lanes; got an array of shape {array.shape}"
+        )
+    base = dt.fields[dt.names[0]][0] if dt.fields and dt.names else None
+    if array.dtype == base and array.flags.c_contiguous and dt.itemsize == lanes * array.itemsize:
+        return array.view(dt)[..., 0]
+    if not copy:
+        raise DTypeError(
+            f"copy=False views the lanes as {name} records, which takes a C-contiguous {base} array"
+            f"{' (3 lanes are stored in 4)' if lanes == 3 else ''}; got a {array.dtype} array"
+        )
+    return recfunctions.unstructured_to_structured(array, dtype=dt)
 
 
 def stored_c_type(ctype: str) -> str:
@@ -217,7 +266,7 @@ def struct_definitions(dtypes: Iterable[np.dtype]) -> str:
     """C typedefs for the record dtypes among ``dtypes`` (and the structs they contain)."""
     order: list[np.dtype] = []
     for dt in dtypes:
-        if dt.names is not None:
+        if dt.names is not None and vector_of(dt) is None:
             for sub in _structs_in(dt):
                 if sub not in order:
                     order.append(sub)

@@ -194,9 +194,10 @@ class Device(ABC):
         """A buffer for a host array that kernels only read (``upload=True``), or that they fill
         and :meth:`download` then reads back into ``array`` (``upload=False``).
 
-        On a device that shares host memory the buffer *is* the array's memory: nothing is
-        copied either way, so kernels must not write into a buffer made for an input the caller
-        owns. Elsewhere it is a new device buffer, uploaded (non-blocking) when asked.
+        On a device that shares host memory the buffer *is* the array's memory (where it is
+        aligned for its elements): nothing is copied either way, so kernels must not write into
+        a buffer made for an input the caller owns. Elsewhere it is a new device buffer,
+        uploaded (non-blocking) when asked.
         """
         array = _contiguous_host(array)
         buffer = self.alloc(array.nbytes)

@@ -32,6 +32,7 @@ from .base import (
     shape2d,
 )
 from .buildlog import captured_stderr, report
+from .cltypes import alignment
 from .geometry import Size, check_launch
 from .sources import Defines, Source, define_options
 from .timing import Event, EventKind
@@ -207,7 +208,10 @@ class OpenCLDevice(Device):
 
     def host_buffer(self, array: np.ndarray, *, upload: bool = True) -> Buffer:
         array = _contiguous(array)
-        if array.nbytes == 0 or not self.shares_host_memory:
+        # kernels assume vector elements aligned to their size (a float16 to 64 bytes), which
+        # NumPy's memory need not be: such an array gets memory of its own
+        misaligned = array.ctypes.data % alignment(array.dtype) != 0
+        if array.nbytes == 0 or not self.shares_host_memory or misaligned:
             return super().host_buffer(array, upload=upload)
         # the array's own memory; a read-only array (a borrowed input) can only be read
         flags = cl.mem_flags.USE_HOST_PTR | (

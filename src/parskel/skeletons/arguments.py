@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..containers.base import Container
-from ..containers.structs import element_c_type
+from ..containers.structs import element_c_type, vector_of
 from ..errors import DTypeError, ShapeError, UserFunctionError
 from ..runtime import Device
 from .userfn import UserFunction, dtype_of
@@ -58,6 +58,8 @@ def scalar_argument(value: Any, ctype: str, what: str) -> np.generic:
     if isinstance(value, Container):
         raise TypeError(f"{what} is a scalar parameter ({ctype}); declare it __global {ctype} * for a container")
     dtype = dtype_of(ctype, what)
+    if vector_of(dtype) is not None:
+        return _vector_argument(value, dtype, ctype, what)
     if dtype.names is not None:
         arr = np.zeros(1, dtype=dtype)
         if isinstance(value, np.void) and value.dtype != dtype:
@@ -80,6 +82,26 @@ def scalar_argument(value: Any, ctype: str, what: str) -> np.generic:
         if not info.min <= value <= info.max:
             raise DTypeError(f"{what}: {value} does not fit in {ctype}")
     return dtype.type(value)
+
+
+def _vector_argument(value: Any, dtype: np.dtype, ctype: str, what: str) -> np.generic:
+    """A vector from one number for every lane (as OpenCL widens a scalar), a sequence of one
+    number per lane, or a record of the vector's dtype; each lane converted without loss."""
+    if isinstance(value, np.void):
+        if value.dtype != dtype:
+            raise DTypeError(f"{what} expects a {ctype}, got a record of dtype {value.dtype}")
+        return value
+    names = dtype.names or ()
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    lanes = list(value) if isinstance(value, (tuple, list)) else [value] * len(names)
+    if len(lanes) != len(names):
+        raise DTypeError(f"{what} is a {ctype}: give {len(names)} lanes or one number for every lane, not {len(lanes)}")
+    lane_type = element_c_type(dtype.fields[names[0]][0]) if dtype.fields else ctype
+    out = np.zeros(1, dtype=dtype)
+    for name, lane in zip(names, lanes):
+        out[name] = scalar_argument(lane, lane_type, f"{what}, lane {name}")
+    return out[0]
 
 
 def as_buffer_value(value: Any, dtype: np.dtype, what: str) -> np.ndarray:

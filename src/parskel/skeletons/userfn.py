@@ -27,7 +27,7 @@ import numpy as np
 
 from ..containers.structs import COMPLEX_TYPES, element_c_type, struct_dtype
 from ..errors import DTypeError, UserFunctionError
-from ..runtime.cltypes import scalar_types
+from ..runtime.cltypes import scalar_types, vector_types
 
 INDEX_TYPE = "ps_index"
 # what a skeleton takes as a user function: OpenCL C source, or a Python function to translate
@@ -59,7 +59,7 @@ _ALIASES = {
     "signed short": "short",
     "signed long": "long",
 }
-_SCALARS = {element_c_type(dt): dt for dt in (*scalar_types(), *COMPLEX_TYPES, np.dtype(np.bool_))}
+_SCALARS = {element_c_type(dt): dt for dt in (*scalar_types(), *COMPLEX_TYPES, np.dtype(np.bool_), *vector_types())}
 _FUNCTION = re.compile(r"([A-Za-z_][\w\s\*]*?)\b([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{")
 # comments, and preprocessor lines (with their continuations), which hold no function definition
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/|^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.S | re.M)

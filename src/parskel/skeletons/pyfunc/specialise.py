@@ -94,8 +94,9 @@ def extra_type(value: Any, fp64: bool, what: str) -> Type:
     if isinstance(value, bool | np.bool_):
         raise DTypeError(f"{what} is a bool, which kernels cannot take as an argument; pass an int")
     if isinstance(value, np.void):
+        record = Record(value.dtype)  # not a vector, or an error that says to write C
         struct_name(value.dtype)  # registered, or a DTypeError that says how
-        return Record(value.dtype)
+        return record
     if isinstance(value, np.generic):  # before float: np.float64 is a float too
         if not supported(value.dtype):
             raise DTypeError(f"{what} is a {value.dtype} scalar, which kernels do not take")

@@ -21,7 +21,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ...containers.structs import element_c_type
+from ...containers.structs import element_c_type, vector_of
+from ...errors import UserFunctionError
 
 BOOL = np.dtype(np.bool_)
 INT64 = np.dtype(np.int64)
@@ -54,11 +55,23 @@ class Scalar:
         return str(self.dtype)
 
 
+def _no_vectors(dtype: np.dtype) -> None:
+    vector = vector_of(dtype)
+    if vector is not None:
+        raise UserFunctionError(
+            f"Python user functions do not compute with OpenCL vector types ({vector}); write the function "
+            f"in C, where {vector} has OpenCL's operators and lanes: '{vector} f({vector} p) {{ return p + p; }}'"
+        )
+
+
 @dataclass(frozen=True)
 class Record:
     """A struct registered with ``ps.struct`` (a tuple's values become one when stored)."""
 
     dtype: np.dtype
+
+    def __post_init__(self) -> None:
+        _no_vectors(self.dtype)
 
     def field(self, name: str) -> tuple[np.dtype, tuple[int, ...]] | None:
         fields: Mapping[str, Any] = self.dtype.fields or {}
@@ -82,6 +95,9 @@ class Pointer:
     dtype: np.dtype
     space: Literal["global", "window"] = "global"
     dims: int = 1
+
+    def __post_init__(self) -> None:
+        _no_vectors(self.dtype)
 
     def __str__(self) -> str:
         what = "container" if self.space == "global" else f"{self.dims}D window"
