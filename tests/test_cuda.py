@@ -89,6 +89,16 @@ KERNELS += [
         (_VALUES[2], 1, 1, 0, "double"),
     )
 ]
+KERNELS += [  # weighted: integer sums, double and float sums by compare-and-swap, float16 weights
+    ("primitives/histogram.cl", {**v, "MODE": m, "LOCAL_BINS": b, "E": "double", "WG": 256, "WEIGHTS": 1, **w})
+    for v, m, b, w in (
+        (_VALUES[0], 1, 4096, {"W": "int", "ACC_KIND": 0}),
+        ({"T": "int", "KIND": 0}, 0, 0, {"W": "ulong", "ACC_KIND": 0}),
+        (_VALUES[0], 1, 0, {"W": "double", "ACC_KIND": 1}),
+        (_VALUES[1], 1, 4096, {"W": "ushort", "W_HALF": 1, "ACC_KIND": 1}),
+        (_VALUES[3], 0, 4096, {"W": "float", "ACC_KIND": 2}),
+    )
+]
 KERNELS += [
     ("primitives/compact.cl", {"E": e, "WORDS": w, "PARTITION": p}) for e, w, p in (("uint", 1, 0), ("ulong", 2, 1))
 ]

@@ -14,6 +14,7 @@ from hypothesis.extra.numpy import arrays
 
 import parskel as ps
 from parskel.errors import ArgumentError, DTypeError, ShapeError, UserFunctionError
+from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 NUMBERS = [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64, np.float16, np.float32, np.float64]
@@ -78,7 +79,12 @@ def test_histogram(device, a, bins, low, width) -> None:
     for data, given_range in ((finite, None), (a, value_range)):
         if isinstance(bins, list) and len(set(bins)) < len(bins):
             continue
-        want = np.histogram(data, bins, given_range)
+        try:
+            want = np.histogram(data, bins, given_range)
+        except ValueError:  # NumPy's edges collide (float16 data over a narrow range): so do parskel's
+            with pytest.raises(ArgumentError, match="bins"):
+                ps.histogram(data, bins, given_range, device=device)
+            continue
         got = ps.histogram(data, bins, given_range, device=device)
         np.testing.assert_array_equal(got[1], want[1])
         np.testing.assert_array_equal(got[0], want[0])
@@ -102,12 +108,138 @@ def test_bincount(device, x, minlength) -> None:
     )
 
 
-def test_a_histogram_by_a_bin_function_of_ones_own(device) -> None:
-    values = np.arange(40, dtype=np.int32)
-    bins = ps.Map("int bin(int x) { return (x * x) % 8; }")(ps.Vector(values, device=device))
-    counts = ps.bincount(bins, minlength=8)  # a Vector gives its data's kind: CuPy on a CUDA device
-    counts = counts.get() if device.backend == "cuda" else counts
-    np.testing.assert_array_equal(counts, np.bincount((values * values) % 8, minlength=8))
+def weights_for(data: st.DataObject, n: int) -> np.ndarray:
+    """Weights of every kind NumPy sums: small integers (so that NumPy's float64 sums convert back
+    exactly), floats with NaNs and infinities, float16."""
+    dtype = data.draw(st.sampled_from([np.int8, np.int32, np.uint16, np.int64, np.float16, np.float32, np.float64]))
+    if np.dtype(dtype).kind in "iu":
+        low = 0 if np.dtype(dtype).kind == "u" else -1
+        return data.draw(arrays(dtype, n, elements=st.integers(low, 1 if dtype == np.int8 else 1000)))
+    values = st.floats(-10, 10, width=16) | st.sampled_from([0.5, -0.0, math.nan, math.inf])
+    return data.draw(arrays(dtype, n, elements=values))
+
+
+def assert_sums(got: np.ndarray, want: np.ndarray, weights: np.ndarray) -> None:
+    """Integer sums exactly; floating-point ones as float64 sums converted to the weights' dtype,
+    which parskel's are."""
+    assert got.dtype == want.dtype == weights.dtype
+    if weights.dtype.kind in "iu":
+        np.testing.assert_array_equal(got, want)
+    else:
+        rtol = {2: 2e-3, 4: 1e-6, 8: 1e-12}[weights.dtype.itemsize]
+        np.testing.assert_allclose(
+            got, want, rtol=rtol, atol=rtol * np.nansum(np.abs(weights), where=np.isfinite(weights))
+        )
+
+
+@SETTINGS
+@given(
+    a=vectors([np.int16, np.float32, np.float64], 100),
+    bins=st.integers(1, 40) | st.sampled_from([4097, [-3.0, -1.0, 0.0, 0.5, 4.0]]),
+    data=st.data(),
+)
+def test_histogram_with_weights(device, a, bins, data) -> None:
+    w = weights_for(data, a.size)
+    before = w.copy()
+    for value_range in (None, (-2.0, 3.0)):
+        finite = a if value_range or a.dtype.kind != "f" else a[np.isfinite(a)]
+        weights = w if finite is a else w[np.isfinite(a)]
+        counts, edges = ps.histogram(finite, bins, value_range, weights=weights, device=device)
+        want, want_edges = np.histogram(finite, bins, value_range, weights=weights)
+        np.testing.assert_array_equal(edges, want_edges)
+        if weights.dtype.kind in "iu":  # NumPy's sums are exact here
+            assert_sums(counts, want, weights)
+        # the sums of the weights by bin, in float64: NumPy sums uneven bins as differences of
+        # cumulative sums in the weights' dtype (a NaN weight spoils every later bin there)
+        nbins = edges.size - 1
+        inside = (finite >= edges[0]) & (finite <= edges[-1])
+        number = np.minimum(np.searchsorted(edges, finite[inside], side="right") - 1, nbins - 1)
+        wide = weights[inside].astype(np.float64 if weights.dtype.kind == "f" else np.int64)
+        by_bin = np.bincount(number, weights=wide, minlength=nbins) if inside.any() else np.zeros(nbins)
+        assert_sums(counts, by_bin.astype(want.dtype), weights)
+    np.testing.assert_array_equal(w, before)
+
+
+def test_weighted_density_and_bincount(device, rng) -> None:
+    x = rng.standard_normal(1001)
+    w = rng.random(1001).astype(np.float32)
+    np.testing.assert_allclose(
+        ps.histogram(x, 7, weights=w, density=True, device=device)[0],
+        np.histogram(x, 7, weights=w, density=True)[0],
+        rtol=1e-6,
+    )
+    ints = rng.integers(0, 50, 1001)
+    for weights in (w, rng.integers(-9, 9, 1001), rng.random(1001)):
+        got = ps.bincount(ints, weights=weights, minlength=60, device=device)
+        want = np.bincount(ints, weights=weights, minlength=60)
+        assert got.dtype == want.dtype == np.float64
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert ps.bincount(np.zeros(0, np.int32), weights=np.zeros(0), device=device).dtype == np.float64
+
+
+def _bin_of(x):
+    return int(x * 3.0) - 4  # translated for the device; NumPy computes the same below
+
+
+@SETTINGS
+@given(
+    x=arrays(np.float32, st.integers(0, 600), elements=st.floats(-20, 20, width=32)),
+    bins=st.integers(0, 20) | st.just(5000),
+    weighted=st.booleans(),
+    data=st.data(),
+)
+def test_histogram_by_a_bin_function(device, x, bins, weighted, data) -> None:
+    w = weights_for(data, x.size) if weighted else None
+    numbers = (x * np.float32(3)).astype(np.int64) - 4  # C's conversion truncates toward zero
+    keep = (numbers >= 0) & (numbers < bins)
+    for bin_of in (_bin_of, "int f(float x) { return (int)(x * 3.0f) - 4; }"):
+        got = ps.histogram_by(x, bin_of, bins, weights=w, device=device)
+        if w is None:
+            np.testing.assert_array_equal(got, np.bincount(numbers[keep], minlength=bins)[:bins])
+            assert got.dtype == np.int64
+        else:
+            wide = w.astype(np.float64) if w.dtype.kind == "f" else w
+            want = np.bincount(numbers[keep], weights=wide[keep], minlength=bins)[:bins]
+            assert_sums(got, want.astype(w.dtype), w)
+
+
+def test_histogram_by_takes_containers_and_nans(device, rng) -> None:
+    def host(counts):  # a container gives back its data's kind: CuPy on a CUDA device
+        return counts.get() if device.backend == "cuda" else counts
+
+    values = np.arange(40, dtype=np.int32).reshape(5, 8)
+    counts = host(ps.histogram_by(ps.Matrix(values, device=device), "uint bin(int x) { return (x * x) % 8; }", 8))
+    np.testing.assert_array_equal(counts, np.bincount(((values * values) % 8).ravel(), minlength=8))
+    x = rng.standard_normal(301).astype(np.float32)
+    x[::7] = np.nan
+    floor = "long f(float x) { return isnan(x) ? -1 : (long)floor(x); }"
+    got = ps.histogram_by(x, floor, 4, weights=np.ones(301), device=device)
+    finite = x[np.isfinite(x)]
+    inside = (finite >= 0) & (finite < 4)
+    np.testing.assert_array_equal(got, np.bincount(np.floor(finite[inside]).astype(int), minlength=4).astype(float))
+    pixels = ps.Vector(rng.integers(0, 256, (500, 4)).astype(np.uint8), dtype=ps.uchar4, device=device)
+    brightness = host(ps.histogram_by(pixels, "uchar f(uchar4 p) { return p.x / 64; }", 4))
+    np.testing.assert_array_equal(brightness, np.bincount(pixels.numpy()["x"] // 64, minlength=4))
+
+
+@pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
+def test_the_bin_functions_build_with_nvrtc(monkeypatch) -> None:
+    dev = ps.device("cpu")
+    captured: list = []
+    build = dev.build
+
+    def capture(source, defines=None):
+        captured.append((source, defines))
+        return build(source, defines)
+
+    monkeypatch.setattr(dev, "build", capture)
+    x = np.arange(9, dtype=np.float32)
+    ps.histogram_by(x, "ulong f(float x) { return (ulong)x; }", 4, device=dev)
+    ps.histogram_by(x, _bin_of, 4, weights=x, device=dev)
+    assert len(captured) >= 3  # the two bin functions' Maps, and the counting kernels
+    for source, defines in captured:
+        log, ptx = nvrtc_build(source, defines)
+        assert ".entry" in ptx, log
 
 
 # unique and runs ---------------------------------------------------------------------------------
@@ -299,7 +431,16 @@ def test_bad_input_raises_before_any_kernel(device) -> None:
         (lambda: ps.searchsorted(x.reshape(1, 5), x, device=device), ShapeError, "1D"),
         (lambda: ps.searchsorted(x.astype(np.complex64), x, device=device), DTypeError, "float16"),
         (lambda: ps.searchsorted(x, x, sorter=np.arange(5) + 1, device=device), ShapeError, "sorter"),
-        (lambda: ps.histogram(x, weights=x, device=device), ArgumentError, "weights"),
+        (lambda: ps.histogram(x, weights=x[:4], device=device), ShapeError, "weights must have the shape"),
+        (lambda: ps.histogram(x, weights=x.astype(np.complex64), device=device), DTypeError, "weights"),
+        (lambda: ps.histogram(x, weights=x > 1, device=device), DTypeError, "integers or floats"),
+        (lambda: ps.bincount(np.arange(5), weights=x[:2], device=device), ShapeError, "weights"),
+        (lambda: ps.histogram_by(x, "int f(float x) { return x; }", -1, device=device), ArgumentError, "bins"),
+        (lambda: ps.histogram_by(x, "int f(float x) { return x; }", True, device=device), ArgumentError, "bins"),
+        (lambda: ps.histogram_by(x, "float f(float x) { return x; }", 4, device=device), UserFunctionError, "integer"),
+        (lambda: ps.histogram_by(x, "int f(float x, int k) { return k; }", 4, device=device), UserFunctionError, "one"),
+        (lambda: ps.histogram_by(x, "int f(int x) { return x; }", 4, device=device), DTypeError, "'int'.*'float'"),
+        (lambda: ps.histogram_by(x, "int f(float x) { return x; }", 4, x[:3], device=device), ShapeError, "weights"),
         (lambda: ps.histogram(x > 1, device=device), DTypeError, "integers and floats"),
         (lambda: ps.histogram(np.array([np.nan]), device=device), ArgumentError, "finite"),
         (lambda: ps.bincount(np.array([1, -1]), device=device), ArgumentError, "negative"),

@@ -76,7 +76,9 @@ def test_skeletons_compute_lane_by_lane(device, name, n, seed) -> None:
     assert v.c_type == name and v.shape == (n,)
     scale, zip_, total, scan = skeletons(name)
     shift = np.arange(1, count + 1)
-    np.testing.assert_array_equal(lanes(scale(v, tuple(shift.tolist())).numpy()), (a * base.type(2) + shift.astype(base)))
+    np.testing.assert_array_equal(
+        lanes(scale(v, tuple(shift.tolist())).numpy()), (a * base.type(2) + shift.astype(base))
+    )
     np.testing.assert_array_equal(lanes(zip_(v, u).numpy()), a * b - b)
     np.testing.assert_array_equal(lanes(np.array([total(v)])), np.add.reduce(a, axis=0, dtype=base, keepdims=True))
     sums, grand = scan(v)
@@ -92,7 +94,9 @@ def test_lanes_by_name_literals_and_builtins(device, rng) -> None:
     swapped = ps.Map("float4 f(float4 p) { return (float4)(p.w, p.z, p.s1, p.s0); }")(v)
     np.testing.assert_array_equal(lanes(swapped.numpy()), a[:, ::-1])
     portable = ps.Map("float4 f(float4 p) { return PS_VEC(float4, p.x, 0.0f, 0.0f, 1.0f) * 3.0f; }")(v)
-    np.testing.assert_array_equal(lanes(portable.numpy()), np.stack([a[:, 0] * 3, 0 * a[:, 0], 0 * a[:, 0], 3 + 0 * a[:, 0]], 1))
+    np.testing.assert_array_equal(
+        lanes(portable.numpy()), np.stack([a[:, 0] * 3, 0 * a[:, 0], 0 * a[:, 0], 3 + 0 * a[:, 0]], 1)
+    )
     norms = ps.Map("float f(float4 p) { return length(p); }")(v)
     np.testing.assert_allclose(norms.numpy(), np.linalg.norm(a, axis=1), rtol=1e-5)
     largest = ps.Reduce("float4 f(float4 a, float4 b) { return fmax(a, b); }", identity=-np.inf)(v)
@@ -158,7 +162,7 @@ def test_a_dtype_of_a_vectors_layout_is_that_vector_unless_a_struct_has_it() -> 
 
 def test_double_vectors_need_double_precision() -> None:
     no_fp64 = types.SimpleNamespace(id="fake:0", name="no fp64", info=types.SimpleNamespace(fp64=False))
-    with pytest.raises(DTypeError, match="fp64.*double4"):
+    with pytest.raises(DTypeError, match=r"fp64.*double4"):
         element_c_type(ps.double4, no_fp64)  # type: ignore[arg-type]
     assert element_c_type(ps.float4, no_fp64) == "float4"  # type: ignore[arg-type]
 
@@ -187,8 +191,8 @@ def test_host_memory_that_is_not_aligned_for_the_vectors(device, name) -> None:
 def test_extra_arguments_are_vectors_lanes_or_one_number(device) -> None:
     v = ps.Vector(np.ones((3, 4), np.int32), dtype=ps.int4, device=device)
     scale = ps.Map("int4 f(int4 p, int4 s) { return p * s; }")
-    for given, want in (((1, 2, 3, 4), [1, 2, 3, 4]), (np.array([5, 6, 7, 8]), [5, 6, 7, 8]), (3, [3, 3, 3, 3])):
-        np.testing.assert_array_equal(lanes(scale(v, given).numpy()), np.tile(want, (3, 1)))
+    for value, want in (((1, 2, 3, 4), [1, 2, 3, 4]), (np.array([5, 6, 7, 8]), [5, 6, 7, 8]), (3, [3, 3, 3, 3])):
+        np.testing.assert_array_equal(lanes(scale(v, value).numpy()), np.tile(want, (3, 1)))
     record = np.array([(9, 8, 7, 6)], ps.int4)[0]
     np.testing.assert_array_equal(lanes(scale(v, record).numpy()), np.tile([9, 8, 7, 6], (3, 1)))
     table = ps.Vector(np.arange(8).reshape(2, 4), dtype=ps.int4, device=device)
@@ -244,9 +248,13 @@ def test_vector_skeletons_build_with_nvrtc(monkeypatch) -> None:
     v = ps.Vector(np.ones((5, 4), np.float32), dtype=ps.float4, device=dev)
     ps.Map("float4 f(float4 p) { return PS_VEC(float4, p.x, p.y, 0.0f, 1.0f) + (float4)(p.w); }")(v)
     ps.Reduce("float4 f(float4 a, float4 b) { return fmax(a, b); }", identity="(float4)(-INFINITY)")(v)
-    ps.MapReduce("float f(float4 p) { return dot(p, p); }", "float add(float a, float b) { return a + b; }", identity=0)(v)
+    ps.MapReduce(
+        "float f(float4 p) { return dot(p, p); }", "float add(float a, float b) { return a + b; }", identity=0
+    )(v)
     ps.Generate("float4 f(ps_index i) { return (float4)((float)i, 1.0f, 2.0f, 3.0f); }")(4, device=dev)
-    ps.Map("uchar f(uchar4 p) { return add_sat(p, (uchar4)(40)).x; }")(ps.Vector(np.ones((3, 4)), dtype=ps.uchar4, device=dev))
+    ps.Map("uchar f(uchar4 p) { return add_sat(p, (uchar4)(40)).x; }")(
+        ps.Vector(np.ones((3, 4)), dtype=ps.uchar4, device=dev)
+    )
     assert len(captured) >= 14
     for source in captured:
         log, ptx = nvrtc_build(source)

@@ -302,8 +302,8 @@ class Container:
             raise AttributeError(
                 f"this {type(self).__name__} lives on {self._device.id}, not in CUDA memory; read it with numpy()"
             )
-        if vector_of(self._dtype) is not None:
-            raise DTypeError(f"{self._c_type} elements have no CuPy or DLPack dtype; read them with numpy()")
+        if vector_of(self._dtype) is not None:  # so that array protocols see no device array
+            raise AttributeError(f"{self._c_type} elements have no CuPy or DLPack dtype; read them with numpy()")
         return self._device.view(self.to_device(), self._shape, self._dtype)
 
     @property

@@ -18,6 +18,9 @@ class Matrix(Container):
     >>> z = ps.Matrix(shape=(4, 5), dtype=np.float32)     # zeros
     >>> m.shape, z.shape
     ((3, 3), (4, 5))
+
+    Elements may be OpenCL vector types, as in a :class:`Vector`: an image of RGBA pixels is
+    ``ps.Matrix(pixels, dtype=ps.uchar4)`` for ``pixels`` of shape (rows, columns, 4).
     """
 
     ndim = 2

@@ -7,10 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.operands import result_buffer
+from ..algorithms.operands import prepare, result_buffer
 from ..algorithms.ordering import moved_as
 from ..algorithms.scans import scan_buffer
-from ..errors import DTypeError
+from ..containers import Vector
+from ..containers.base import Container
+from ..errors import DTypeError, ShapeError
 from ..runtime import Buffer, Device, Kernel, c_type, round_to_multiple
 
 GROUP = 256
@@ -29,6 +31,24 @@ def value_spec(dtype: np.dtype, device: Device, what: str, *, complex_ok: bool =
         return {"T": c_type(dtype, device), "KIND": int(dtype.kind == "f")}
     kinds = "bool, integers, float16, float32, float64" + (", complex64, complex128" if complex_ok else "")
     raise DTypeError(f"{what} takes {kinds} (native byte order), got {dtype}")
+
+
+def as_container(a: Any, device: Device | str | None, what: str, *, flatten: bool = False) -> tuple[Container, Any]:
+    """``a`` as a container: a container as it is, an array as a Vector (borrowed where it can
+    be; ``flatten`` takes any shape, flattened, else only 1D), and the function that gives a
+    result back as ``a``'s kind of array."""
+    if isinstance(a, Container):
+        if a.ndim != 1 and not flatten:
+            raise ShapeError(f"{what} takes a 1D array or a Vector, got a {type(a).__name__}")
+        return a, lambda result: result
+    dev, (arr,), returned = prepare(device, a)
+    if flatten:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise ShapeError(f"{what} takes a 1D array or a Vector, got shape {arr.shape}")
+    if isinstance(arr, np.ndarray):
+        return Vector(np.ascontiguousarray(arr), copy=False, device=dev), returned
+    return Vector(arr, device=dev), returned
 
 
 def launch(device: Device, kernel: Kernel, n: int, *args: Any) -> None:

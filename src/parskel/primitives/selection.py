@@ -19,13 +19,12 @@ from ..algorithms.axes import normalized, to_rows
 from ..algorithms.keys import check_sortable
 from ..algorithms.operands import prepare
 from ..algorithms.ordering import sort_rows
-from ..containers import Vector
 from ..containers.base import Container
 from ..errors import ArgumentError, ShapeError, UserFunctionError
 from ..runtime import Device
 from ..skeletons import Map, function
 from ..skeletons.userfn import UserFunction, UserSource
-from .base import compact
+from .base import as_container, compact
 
 
 class Select:
@@ -65,7 +64,7 @@ class Select:
         return found
 
     def _run(self, a: Any, partition: bool, device: Device | str | None) -> tuple[Any, int]:
-        vector, returned = _vector(a, device)
+        vector, returned = as_container(a, device, "Select")
         flags = self._flag_map(vector.dtype, vector.device)(vector)
         assert isinstance(flags, Container)
         dev, n = vector.device, vector.size
@@ -83,21 +82,6 @@ class Select:
 
     def __repr__(self) -> str:
         return "ps.Select(...)"
-
-
-def _vector(a: Any, device: Device | str | None) -> tuple[Vector, Any]:
-    """``a`` as a Vector (a Vector as it is; an array borrowed where it can be), and the function
-    giving results back as ``a``'s kind of array."""
-    if isinstance(a, Container):
-        if a.ndim != 1:
-            raise ShapeError(f"Select takes a 1D array or a Vector, got a {type(a).__name__}")
-        return a, lambda result: result  # type: ignore[return-value]
-    dev, (arr,), returned = prepare(device, a)
-    if arr.ndim != 1:
-        raise ShapeError(f"Select takes a 1D array or a Vector, got shape {arr.shape}")
-    if isinstance(arr, np.ndarray):
-        return Vector(np.ascontiguousarray(arr), copy=False, device=dev), returned
-    return Vector(arr, device=dev), returned
 
 
 def copy_if(a: Any, predicate: UserSource, *, device: Device | str | None = None) -> Any:
