@@ -376,6 +376,7 @@ ROW = 1024  # the row length of the cases along an axis, and the side of the sta
 MATRIX = 32
 SEGMENT = 1000
 TOP = 64
+BINS = 256  # of histogram_by: the bin of x in [0, 1) is int(x * BINS)
 
 
 def _int64_keys(n: int, rng: np.random.Generator) -> Inputs:
@@ -384,6 +385,10 @@ def _int64_keys(n: int, rng: np.random.Generator) -> Inputs:
 
 def _bytes(n: int, rng: np.random.Generator) -> Inputs:
     return (rng.integers(-100, 100, n, dtype=np.int8),)
+
+
+def _weighted(n: int, rng: np.random.Generator) -> Inputs:
+    return rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
 
 
 def _sorted_and_queries(n: int, rng: np.random.Generator) -> Inputs:
@@ -446,6 +451,19 @@ PRIMITIVES: dict[str, Case] = {
             "histogram of float32 in [0, 1), 256 bins",
             _floats,
             lambda i: np.histogram(i[0], 256, (0, 1))[0],
+        ),
+        _primitive_case(
+            "histogram_weighted",
+            "histogram of float32 in [0, 1), 256 bins, float32 weights",
+            _weighted,
+            lambda i: np.histogram(i[0], 256, (0, 1), weights=i[1].astype(np.float64))[0],
+            close(1e-5),
+        ),
+        _primitive_case(
+            "histogram_by",
+            f"histogram of float32 in [0, 1) by a bin function, {BINS} bins",
+            _floats,
+            lambda i: np.bincount((i[0] * np.float32(BINS)).astype(np.int64), minlength=BINS),
         ),
         _primitive_case(
             "searchsorted",

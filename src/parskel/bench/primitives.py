@@ -1,9 +1,10 @@
 """The subjects of the ``primitives`` group of ``parskel bench`` (its cases are in :mod:`.cases`):
 parskel's public calls beyond seed 000's operations (int64 keys, argsort, sorts and scans along
-an axis, int8 scans, stacks of products, histogram, searchsorted, unique, copy_if, segmented
-sums, top_k) on NumPy arrays, against the same operation in NumPy and, where CuPy sees a GPU,
-in CuPy (the inputs copied up, the operation, the result copied back, as CuPy users call it).
-parskel's time is split by device events into uploads, kernels and downloads.
+an axis, int8 scans, stacks of products, histograms (weighted, and by a bin function),
+searchsorted, unique, copy_if, segmented sums, top_k) on NumPy arrays, against the same
+operation in NumPy and, where CuPy sees a GPU, in CuPy (the inputs copied up, the operation,
+the result copied back, as CuPy users call it). parskel's time is split by device events into
+uploads, kernels and downloads.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import numpy as np
 
 from ..runtime import Device, Timing
 from . import peers_cupy
-from .cases import MATRIX, ROW, SEGMENT, TOP, Inputs, Subject, segment_starts, stacked
+from .cases import BINS, MATRIX, ROW, SEGMENT, TOP, Inputs, Subject, segment_starts, stacked
 
 _ABOVE_HALF = "bool above(float x) { return x > 0.5f; }"
+_BIN = f"int bin(float x) {{ return (int)(x * {BINS}.0f); }}"
 
 
 def _parskel_calls(ps: Any) -> dict[str, Callable[[Inputs], Any]]:
@@ -30,6 +32,8 @@ def _parskel_calls(ps: Any) -> dict[str, Callable[[Inputs], Any]]:
         "cumsum_int8": lambda i: ps.scan(i[0], inclusive=True),
         "matmul_stack": lambda i: ps.matmul(stacked(i[0]), stacked(i[1])),
         "histogram": lambda i: ps.histogram(i[0], 256, (0, 1))[0],
+        "histogram_weighted": lambda i: ps.histogram(i[0], 256, (0, 1), weights=i[1])[0],
+        "histogram_by": lambda i: ps.histogram_by(i[0], _BIN, BINS),
         "searchsorted": lambda i: ps.searchsorted(i[0], i[1]),
         "unique": lambda i: ps.unique(i[0]),
         "copy_if": lambda i: above(i[0]),
@@ -46,6 +50,8 @@ NUMPY: dict[str, Callable[..., Any]] = {
     "cumsum_int8": np.cumsum,
     "matmul_stack": lambda a, b: np.matmul(stacked(a), stacked(b)),
     "histogram": lambda x: np.histogram(x, 256, (0, 1))[0],
+    "histogram_weighted": lambda x, w: np.histogram(x, 256, (0, 1), weights=w)[0],
+    "histogram_by": lambda x: np.bincount((x * np.float32(BINS)).astype(np.intp), minlength=BINS),
     "searchsorted": np.searchsorted,
     "unique": np.unique,
     "copy_if": lambda x: x[x > 0.5],
@@ -68,6 +74,8 @@ def _cupy_calls(cp: Any) -> dict[str, Callable[..., Any]]:
         "cumsum_int8": cp.cumsum,
         "matmul_stack": lambda a, b: cp.matmul(a.reshape(-1, MATRIX, MATRIX), b.reshape(-1, MATRIX, MATRIX)),
         "histogram": lambda x: cp.histogram(x, 256, (0, 1))[0],
+        "histogram_weighted": lambda x, w: cp.histogram(x, 256, (0, 1), weights=w)[0],
+        "histogram_by": lambda x: cp.bincount((x * BINS).astype(cp.int32), minlength=BINS),
         "searchsorted": cp.searchsorted,
         "unique": cp.unique,
         "copy_if": lambda x: x[x > 0.5],
