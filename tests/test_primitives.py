@@ -236,7 +236,7 @@ def test_the_bin_functions_build_with_nvrtc(monkeypatch) -> None:
     x = np.arange(9, dtype=np.float32)
     ps.histogram_by(x, "ulong f(float x) { return (ulong)x; }", 4, device=dev)
     ps.histogram_by(x, _bin_of, 4, weights=x, device=dev)
-    assert len(captured) >= 3  # the two bin functions' Maps, and the counting kernels
+    assert len(captured) >= 2  # the bin functions' Maps (test_cuda compiles histogram.cl's variants)
     for source, defines in captured:
         log, ptx = nvrtc_build(source, defines)
         assert ".entry" in ptx, log
