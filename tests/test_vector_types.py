@@ -143,6 +143,10 @@ def test_containers_take_records_or_lanes_as_the_last_axis(device) -> None:
     assert ps.float3.itemsize == 16 and three.nbytes == 6 * 16
     np.testing.assert_array_equal(lanes(three.numpy()), components[:, :3])
     assert ps.Matrix(components.reshape(2, 3, 4), dtype=ps.float4, device=device).shape == (2, 3)
+    volume = ps.Tensor3(components.reshape(1, 2, 3, 4), dtype=ps.float4, device=device)
+    doubled = ps.Map("float4 f(float4 p) { return p + p; }")(volume)
+    assert doubled.shape == (1, 2, 3)
+    np.testing.assert_array_equal(lanes(doubled.numpy()), 2 * components.reshape(1, 2, 3, 4))
     with pytest.raises(ShapeError, match="last axis holds the 4 lanes"):
         ps.Vector(np.ones((3, 3), np.float32), dtype=ps.float4, device=device)
     with pytest.raises(ShapeError, match="last axis"):
