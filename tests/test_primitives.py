@@ -450,7 +450,7 @@ def test_bad_input_raises_before_any_kernel(device) -> None:
         (lambda: ps.run_length_encode(x.reshape(1, 5), device=device), ShapeError, "1D"),
         (lambda: ps.reduce_by_key(x, x[:3], device=device), ShapeError, "shape"),
         (lambda: ps.reduce_by_key(x, x, "xor", device=device), ArgumentError, "op"),
-        (lambda: ps.segmented_scan(x, device=device), ArgumentError, "flags= or by offsets="),
+        (lambda: ps.segmented_scan(x, device=device), ArgumentError, "offsets= or by flags="),
         (lambda: ps.segmented_scan(x, flags=x[:2], device=device), ShapeError, "flags"),
         (lambda: ps.segmented_reduce(x, [0, 3, 2], device=device), ShapeError, "ascend"),
         (lambda: ps.segmented_reduce(x.astype(np.complex64), [0, 5], op="min", device=device), DTypeError, "complex"),

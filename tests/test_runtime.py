@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -288,3 +289,17 @@ def test_a_working_cpu_device_builds_the_probe():
     for dev in opencl.OpenCLBackend().discover():
         if dev.type == "cpu":
             assert opencl._cannot_build(dev._cl) == ""
+
+
+def test_a_buffer_over_a_host_array_waits_for_the_device_before_it_goes(device, monkeypatch):
+    # kernels may still write a result's host memory when nobody keeps the result: the
+    # buffer's release waits for them, or freed memory is written (a crash at exit, on PoCL)
+    if not device.shares_host_memory or device.backend != "opencl":
+        pytest.skip(f"{device.id} copies host arrays: its buffers are memory of their own")
+    waits = []
+    monkeypatch.setattr(device, "finish", lambda: waits.append(1))
+    buffer = device.host_buffer(np.zeros(1000, np.float32))
+    assert buffer.host is not None and waits == []
+    del buffer
+    gc.collect()
+    assert waits == [1]

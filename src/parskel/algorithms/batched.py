@@ -24,27 +24,10 @@ import numpy as np
 from ..errors import DTypeError, ShapeError, VariantError
 from ..runtime import Device, c_type, round_to_multiple
 from .operands import result_buffer, staged
+from .segmented import RESULT_TYPES
 
 #: Element dtypes of matmul's operands.
-MATMUL_TYPES = tuple(
-    np.dtype(t)
-    for t in (
-        np.bool_,
-        np.int8,
-        np.uint8,
-        np.int16,
-        np.uint16,
-        np.int32,
-        np.uint32,
-        np.int64,
-        np.uint64,
-        np.float16,
-        np.float32,
-        np.float64,
-        np.complex64,
-        np.complex128,
-    )
-)
+MATMUL_TYPES = (np.dtype(np.bool_), *RESULT_TYPES)
 #: Multiply-adds of one product from which a stack of float matrices goes through the variants.
 VARIANT_WORK = 1 << 18
 #: The most work-groups along the stack (CUDA's limit on a grid's third dimension is 65535).

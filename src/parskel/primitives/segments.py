@@ -61,6 +61,17 @@ def _heads_from_offsets(dev: Device, offsets: Any, n: int, defines: dict) -> Buf
     return heads
 
 
+def _segments(what: str, device: Device | str | None, a: Any, flags: Any, offsets: Any) -> tuple[Any, ...]:
+    """The device, the 1D array, the flags and the offsets (one of them None) and the result's
+    returner of a segmented call, its arguments checked."""
+    if (flags is None) == (offsets is None):
+        raise ArgumentError(f"{what}: give the segments by offsets= or by flags=, one of them")
+    dev, (arr, flag_arr, offset_arr), returned = prepare(device, a, flags, offsets)
+    if arr.ndim != 1:
+        raise ShapeError(f"{what}: takes a 1D array, got shape {arr.shape}")
+    return dev, arr, flag_arr, offset_arr, returned
+
+
 def segmented_scan(
     a: ArrayLike,
     *,
@@ -81,11 +92,7 @@ def segmented_scan(
     array([-inf, -inf,  2.])
     """
     what = "segmented_scan"
-    if (flags is None) == (offsets is None):
-        raise ArgumentError(f"{what}: give the segments by flags= or by offsets=, one of them")
-    dev, (arr, flag_arr, offset_arr), returned = prepare(device, a, flags, offsets)
-    if arr.ndim != 1:
-        raise ShapeError(f"{what}: takes a 1D array, got shape {arr.shape}")
+    dev, arr, flag_arr, offset_arr, returned = _segments(what, device, a, flags, offsets)
     result = _result_dtype(arr.dtype, op, dtype, what)
     n = arr.size
     defines = segmented.program_defines(dev, _kernel_types(result, op)[0], op)
@@ -122,11 +129,7 @@ def segmented_reduce(
     array([1, 2])
     """
     what = "segmented_reduce"
-    if (flags is None) == (offsets is None):
-        raise ArgumentError(f"{what}: give the segments by offsets or by flags=, one of them")
-    dev, (arr, flag_arr, offset_arr), returned = prepare(device, a, flags, offsets)
-    if arr.ndim != 1:
-        raise ShapeError(f"{what}: takes a 1D array, got shape {arr.shape}")
+    dev, arr, flag_arr, offset_arr, returned = _segments(what, device, a, flags, offsets)
     result = _result_dtype(arr.dtype, op, dtype, what)
     n = arr.size
     defines = segmented.program_defines(dev, _kernel_types(result, op)[0], op)

@@ -61,7 +61,7 @@ class Buffer:
     """Device memory of ``nbytes`` bytes. ``handle`` is the backend's object; ``host`` is the
     host array whose memory the buffer is (see :meth:`Device.host_buffer`), or None."""
 
-    __slots__ = ("device", "handle", "host", "nbytes")
+    __slots__ = ("__weakref__", "device", "handle", "host", "nbytes")
 
     def __init__(self, device: Device, nbytes: int, handle: Any, host: np.ndarray | None = None) -> None:
         self.device = device

@@ -11,6 +11,7 @@ import collections
 import contextlib
 import re
 import warnings
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -221,7 +222,11 @@ class OpenCLDevice(Device):
             handle = cl.Buffer(self.context, flags, hostbuf=array)
         if upload:  # nothing moves, and the timing split shows it
             self._event("upload", "upload: the device reads the host array itself", None)
-        return Buffer(self, array.nbytes, handle, host=array)
+        buffer = Buffer(self, array.nbytes, handle, host=array)
+        # the kernels enqueued on it may still read or write the array's memory when the buffer
+        # goes (a result nobody kept, or the interpreter's exit): they finish before it is freed
+        weakref.finalize(buffer, self.finish)
+        return buffer
 
     def upload(self, buffer: Buffer, host: np.ndarray, *, offset: int = 0, wait: bool = False) -> Event:
         host = _contiguous(host)
