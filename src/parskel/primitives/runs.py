@@ -169,12 +169,15 @@ def unique(
     check_sortable(arr, "unique")
     flat = arr.reshape(-1)
     n = flat.size
-    sorted_keys, _, order = sort_rows(dev, flat.reshape(1, n), None, order=True)
-    sorted_keys, order = sorted_keys.reshape(n), order.reshape(n)
+    # positions are sorted along only where they are asked for, or a float's value needs them
+    positions = return_index or return_inverse or flat.dtype.kind == "f"
+    sorted_keys, _, order = sort_rows(dev, flat.reshape(1, n), None, order=positions)
+    sorted_keys = sorted_keys.reshape(n)
     heads = _heads(dev, sorted_keys, equal_nan, "unique")
     starts, ends, counts = _runs(dev, sorted_keys, heads)
     runs = starts.size
     if flat.dtype.kind == "f":  # -0.0 sorts before +0.0 here: a run's first occurrence is its smallest position
+        order = order.reshape(n)
         first_buffer, firsts = result_buffer(dev, order)
         if n:
             segmented.enqueue(
@@ -185,7 +188,8 @@ def unique(
         index = _taken(dev, firsts, ends, runs)
         values = _taken(dev, flat, staged(dev, index.astype(np.uint32)), runs)
     else:
-        index = _taken(dev, order, staged(dev, starts), runs)
+        order = None if order is None else order.reshape(n)
+        index = None if order is None else _taken(dev, order, staged(dev, starts), runs)
         values = _taken(dev, sorted_keys, staged(dev, starts), runs)
     found = [values]
     if return_index:
