@@ -162,7 +162,9 @@ def shipped(tmp_path, monkeypatch):
     path = tmp_path / "defaults.json"
     monkeypatch.setattr(database, "shipped_path", lambda: path)
     database.reload()
-    return path
+    yield path
+    monkeypatch.undo()  # the shipped defaults again, for the tests after this one
+    database.reload()
 
 
 def test_lookup_falls_back_device_vendor_type_default(shipped):
@@ -289,7 +291,8 @@ def test_tuned_values_that_do_not_fit_give_way_to_fitted_ones():
     assert registry.fit(variant, device, {}, {"NOPE": 1}, None) == variant.fitted(device, None)
 
 
-def test_explain_names_the_tuned_choice_and_its_source():
+def test_explain_names_the_tuned_choice_and_its_source(shipped):
+    # shipped: no shipped entries, so that the untuned choice comes from preferred.json here too
     device = _pocl()
     target = targets.find("scan")
     before = explain(target, device, 1 << 12)
