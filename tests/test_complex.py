@@ -8,7 +8,7 @@ import pytest
 
 import parskel as ps
 from parskel.errors import UserFunctionError
-from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
+from test_cuda import NVRTC, NVRTC_WHY, captured_builds, nvrtc_build
 
 TYPES = [(np.complex64, "cfloat", 1e-5), (np.complex128, "cdouble", 1e-12)]
 
@@ -54,15 +54,7 @@ def test_a_python_function_of_complex_numbers_says_to_write_c(device) -> None:
 
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 def test_complex_skeletons_build_with_nvrtc(monkeypatch) -> None:
-    dev = ps.device("cpu")
-    captured: list = []
-    build = dev.build
-
-    def capture(source, *args, **kwargs):
-        captured.append(source)
-        return build(source, *args, **kwargs)
-
-    monkeypatch.setattr(dev, "build", capture)
+    dev, captured = captured_builds(monkeypatch)
     for dtype, c in (("complex64", "cfloat"), ("complex128", "cdouble")):
         v = ps.Vector(np.ones(5, dtype), device=dev)
         ps.Map(f"{c} f({c} x) {{ return {c}_exp({c}_mul(x, x)); }}")(v)

@@ -196,6 +196,21 @@ def nvrtc_ptx(path: str, defines: dict) -> str:
     return ptx
 
 
+def captured_builds(monkeypatch: pytest.MonkeyPatch) -> tuple[ps.Device, list[Source]]:
+    """The CPU device, and the list every source it builds from now on is added to (for NVRTC
+    builds of whole skeleton programs, as the CUDA backend would compile them)."""
+    dev = ps.device("cpu")
+    captured: list[Source] = []
+    build = dev.build
+
+    def capture(source, *args, **kwargs):
+        captured.append(source)
+        return build(source, *args, **kwargs)
+
+    monkeypatch.setattr(dev, "build", capture)
+    return dev, captured
+
+
 def nvrtc_build(source: Source, defines: dict | None = None) -> tuple[str, str]:
     """The compiler's log and the PTX of ``source`` built as the CUDA backend builds it; the test
     fails with the compiler's message, quoting the source lines, if it cannot build."""

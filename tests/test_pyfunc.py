@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import parskel as ps
 from parskel.errors import DTypeError, UserFunctionError
 from parskel.skeletons.pyfunc.types import Pointer
-from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build  # the NVRTC library, where it can be loaded
+from test_cuda import NVRTC, NVRTC_WHY, captured_builds, nvrtc_build  # the NVRTC library, where it can be loaded
 
 HERE = __file__
 AFFINE = ps.struct("affine", [("a", np.float32), ("b", np.float32)])
@@ -732,15 +732,7 @@ def test_random_expressions_match_numpy(device, rng, tmp_path_factory, program):
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 def test_generated_programs_compile_with_nvrtc(monkeypatch):
     """Whole programs (template, glue and translated functions) as the CUDA backend compiles them."""
-    dev = ps.device("cpu")
-    captured = []
-    build = dev.build
-
-    def capture(source, *args, **kwargs):
-        captured.append(source)
-        return build(source, *args, **kwargs)
-
-    monkeypatch.setattr(dev, "build", capture)
+    dev, captured = captured_builds(monkeypatch)
     v = ps.Vector(np.arange(9, dtype=np.float32), device=dev)
     i = ps.Vector(np.arange(9, dtype=np.int32), device=dev)
     maps = np.zeros(9, AFFINE)

@@ -12,7 +12,7 @@ import pytest
 import parskel as ps
 from parskel.errors import VariantError
 from parskel.skeletal import radix_sort
-from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
+from test_cuda import NVRTC, NVRTC_WHY, captured_builds, nvrtc_build
 
 STYLES = ["skeleton_skelcl", "skeleton_skepu"]
 
@@ -46,15 +46,7 @@ def test_the_variants_are_stable_and_built_from_skeletons() -> None:
 
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 def test_the_sorts_programs_compile_with_nvrtc(monkeypatch) -> None:
-    dev = ps.device("cpu")
-    captured = []
-    build = dev.build
-
-    def capture(source, *args, **kwargs):
-        captured.append(source)
-        return build(source, *args, **kwargs)
-
-    monkeypatch.setattr(dev, "build", capture)
+    dev, captured = captured_builds(monkeypatch)
     radix_sort._steps.cache_clear()  # new skeletons: their programs are built again, and seen
     radix_sort._coder.cache_clear()
     keys = np.array([2.5, -1.0, np.nan, 0.0], np.float32)

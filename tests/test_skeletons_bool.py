@@ -8,7 +8,7 @@ import pytest
 
 import parskel as ps
 from parskel.errors import DTypeError, UserFunctionError
-from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
+from test_cuda import NVRTC, NVRTC_WHY, captured_builds, nvrtc_build
 
 
 def test_elementwise_skeletons_take_and_give_bools(device, rng) -> None:
@@ -49,15 +49,7 @@ def test_other_skeletons_refuse_bools_before_building(device) -> None:
 
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 def test_bool_skeletons_build_with_nvrtc(monkeypatch) -> None:
-    dev = ps.device("cpu")
-    captured: list = []
-    build = dev.build
-
-    def capture(source, *args, **kwargs):
-        captured.append(source)
-        return build(source, *args, **kwargs)
-
-    monkeypatch.setattr(dev, "build", capture)
+    dev, captured = captured_builds(monkeypatch)
     flags = ps.Map("bool f(float t) { return t > 0; }")(ps.Vector(np.ones(4, np.float32), device=dev))
     ps.Zip(lambda p, q: p != q)(flags, flags)
     assert len(captured) == 2

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import parskel as ps
 from parskel.errors import ShapeError, UserFunctionError
-from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
+from test_cuda import NVRTC, NVRTC_WHY, captured_builds, nvrtc_build
 
 FEW = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 MODES = {"neutral": "constant", "clamp": "edge", "wrap": "wrap", "mirror": "reflect"}
@@ -206,15 +206,7 @@ def test_map_overlap_radius_per_axis_on_matrices_and_vectors(device, rng, mode):
 
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 def test_wide_and_edgeless_map_overlaps_build_with_nvrtc(monkeypatch):
-    dev = ps.device("cpu")
-    captured: list = []
-    build = dev.build
-
-    def capture(source, *args, **kwargs):
-        captured.append(source)
-        return build(source, *args, **kwargs)
-
-    monkeypatch.setattr(dev, "build", capture)
+    dev, captured = captured_builds(monkeypatch)
     ps.MapOverlap("float f(const float *w) { return w[-200] + w[200]; }", radius=200)(
         ps.Vector(np.zeros(5, np.float32), device=dev)
     )

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import parskel as ps
 from parskel.errors import DTypeError, ShapeError, UserFunctionError
 from parskel.pipeline import watch
-from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
+from test_cuda import NVRTC, NVRTC_WHY, captured_builds, nvrtc_build
 
 FEW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 TENSORS = {3: ps.Tensor3, 4: ps.Tensor4}
@@ -443,15 +443,7 @@ def test_map_overlap_refusals_come_before_any_kernel(device):
 def test_tensor_skeletons_build_with_nvrtc(monkeypatch):
     """The programs of the 3D and 4D forms (Map, Generate, every MapOverlap boundary, radius 0
     along an axis) compile for CUDA without a warning."""
-    dev = ps.device("cpu")
-    captured: list = []
-    build = dev.build
-
-    def capture(source, *args, **kwargs):
-        captured.append(source)
-        return build(source, *args, **kwargs)
-
-    monkeypatch.setattr(dev, "build", capture)
+    dev, captured = captured_builds(monkeypatch)
     t3 = ps.Tensor3(np.zeros((2, 3, 4), np.int32), device=dev)
     t4 = ps.Tensor4(np.zeros((2, 3, 4, 5), np.int32), device=dev)
     ps.Map("float f(float x, ps_index i, ps_index j, ps_index k, ps_index l) { return x + i - j + k - l; }")(

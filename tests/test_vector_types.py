@@ -15,7 +15,7 @@ from numpy.lib.recfunctions import structured_to_unstructured
 import parskel as ps
 from parskel.containers.structs import element_c_type
 from parskel.errors import DTypeError, ShapeError, UserFunctionError
-from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
+from test_cuda import NVRTC, NVRTC_WHY, captured_builds, nvrtc_build
 from test_primitives import no_kernel_runs
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -233,15 +233,7 @@ def test_python_functions_say_to_write_c(device) -> None:
 
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 def test_vector_skeletons_build_with_nvrtc(monkeypatch) -> None:
-    dev = ps.device("cpu")
-    captured: list = []
-    build = dev.build
-
-    def capture(source, *args, **kwargs):
-        captured.append(source)
-        return build(source, *args, **kwargs)
-
-    monkeypatch.setattr(dev, "build", capture)
+    dev, captured = captured_builds(monkeypatch)
     for name in ("float4", "uchar4", "double3", "float16"):
         base, count = lanes_of(name)
         v = ps.Vector(np.ones((5, count), base), dtype=getattr(ps, name), device=dev)

@@ -24,10 +24,12 @@ import numpy as np
 from ..errors import DTypeError, ShapeError, VariantError
 from ..runtime import Device, c_type, round_to_multiple
 from .operands import result_buffer, staged
-from .segmented import RESULT_TYPES
+from .segmented import RESULT_TYPES, input_spec
 
 #: Element dtypes of matmul's operands.
 MATMUL_TYPES = (np.dtype(np.bool_), *RESULT_TYPES)
+#: batched.cl's A_KIND of a complex operand, read as a pair of parts
+COMPLEX_KIND = 3
 #: Multiply-adds of one product from which a stack of float matrices goes through the variants.
 VARIANT_WORK = 1 << 18
 #: The most work-groups along the stack (CUDA's limit on a grid's third dimension is 65535).
@@ -111,17 +113,6 @@ def _one_by_one(
     return out
 
 
-def _operand_spec(dtype: np.dtype, device: Device) -> tuple[str, int]:
-    """The C type an operand is read as, and its kind (batched.cl's A_KIND)."""
-    if dtype.kind == "b":
-        return "uchar", 1
-    if dtype == np.float16:
-        return "ushort", 2
-    if dtype.kind == "c":
-        return c_type(np.dtype(f"f{dtype.itemsize // 2}"), device), 3
-    return c_type(dtype, device), 0
-
-
 def _compute_types(dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
     """The dtype products are added in, and the dtype the kernel writes, for a result of ``dtype``."""
     if dtype.kind == "b":
@@ -156,8 +147,8 @@ def _batched(
     dev: Device, a: Any, b: Any, dtype: np.dtype, stack: tuple[int, ...], m: int, k: int, n: int, products: int
 ) -> Any:
     compute, written = _compute_types(dtype)
-    ta, a_kind = _operand_spec(a.dtype, dev)
-    tb, b_kind = _operand_spec(b.dtype, dev)
+    ta, a_kind = input_spec(a.dtype, dev, COMPLEX_KIND)
+    tb, b_kind = input_spec(b.dtype, dev, COMPLEX_KIND)
     tile = _tile(dev, m, n)
     defines: dict[str, int | str] = {
         "T": c_type(compute, dev),

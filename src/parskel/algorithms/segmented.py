@@ -119,14 +119,16 @@ def program_defines(device: Device, out_dtype: np.dtype, op: str, head_type: str
     }
 
 
-def _input_spec(dtype: np.dtype, device: Device) -> tuple[str, int]:
-    """The C type the kernels read elements of ``dtype`` as, and how they convert them (IN_KIND)."""
+def input_spec(dtype: np.dtype, device: Device, complex_kind: int = 0) -> tuple[str, int]:
+    """The C type kernels read elements of ``dtype`` as, and how they convert them (IN_KIND
+    here, batched.cl's A_KIND): 1 a bool byte, 2 float16 bits, ``complex_kind`` the parts of a
+    complex number, 0 as they are."""
     if dtype.kind == "b":
         return "uchar", 1
     if dtype == np.float16:
         return "ushort", 2
     if dtype.kind == "c":
-        return c_type(np.dtype(f"f{dtype.itemsize // 2}"), device), 0
+        return c_type(np.dtype(f"f{dtype.itemsize // 2}"), device), complex_kind
     return c_type(dtype, device), 0
 
 
@@ -161,7 +163,7 @@ def enqueue(
     if n == 0:
         return
     kt, components = compute_type(out_dtype, op)
-    tin, in_kind = _input_spec(in_dtype, device)
+    tin, in_kind = input_spec(in_dtype, device)
     defines = program_defines(device, out_dtype, op, head_type) | {
         "TIN": tin,
         "IN_KIND": in_kind,
