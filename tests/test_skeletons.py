@@ -210,6 +210,18 @@ def test_large_matrix_and_void_map_cover_whole_groups_and_the_tail(device):
     np.testing.assert_array_equal(target.numpy(), inverse)
 
 
+def test_a_small_map_is_one_launch(device):
+    # below map.py's _FLAT_MIN a CPU runs the checked kernel alone: a second launch would cost
+    # more than the unchecked one saves
+    v = ps.Vector(np.arange(1000, dtype=np.float32), device=device)
+    square = ps.Map("float f(float x) { return x * x; }")
+    square(v)  # built
+    with device.record() as rec:
+        out = square(v)
+    np.testing.assert_array_equal(out.numpy(), np.arange(1000, dtype=np.float32) ** 2)
+    assert rec.timing.launches == 1
+
+
 def test_extra_containers_read_and_write(device):
     # the permute of seed 004's radix sort, in one step: write element i to position p[i]
     values = ps.Vector(np.array([10, 20, 30, 40], dtype=np.int32), device=device)
