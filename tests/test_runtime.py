@@ -303,3 +303,75 @@ def test_a_buffer_over_a_host_array_waits_for_the_device_before_it_goes(device, 
     del buffer
     gc.collect()
     assert waits == [1]
+
+
+# PoCL's inline queue --------------------------------------------------------------------------
+
+
+def _pocl_with_inline_queue() -> ps.Device:
+    dev = ps.device("pocl")
+    if getattr(dev, "_inline_cl", None) is None:
+        pytest.skip(f"{dev.id} has no single-threaded PoCL device beside it (POCL_DEVICES was set by the user)")
+    return dev
+
+
+def test_pocl_single_threaded_device_is_the_inline_queue_not_a_device():
+    _pocl_with_inline_queue()
+    names = [d.name for d in ps.devices()]
+    assert not any(n.startswith(("basic-", "cpu-minimal-")) for n in names), names
+
+
+def test_a_hot_small_launch_runs_inline_and_large_ones_do_not():
+    dev = _pocl_with_inline_queue()
+    square = ps.Map("float f(float x) { return x * x; }")
+    small = ps.Vector(np.arange(1000, dtype=np.float32), device=dev)
+    for _ in range(5):
+        np.testing.assert_array_equal(square(small).numpy(), small.numpy() ** 2)
+    kernel = next(iter(square._plans.values())).kernel
+    assert kernel.inline_handle() is not None  # built for the inline queue once hot
+    dev.finish()
+    big = ps.Vector(np.arange(1 << 16, dtype=np.float32), device=dev)
+    result = square(big)
+    assert dev._busy  # a launch over 256 KiB goes to the worker threads
+    np.testing.assert_array_equal(result.numpy(), big.numpy() ** 2)
+    assert not dev._busy  # reading the result waited for them
+
+
+def test_inline_and_main_queue_commands_keep_their_order(rng):
+    """Small launches (inline, once hot) and large ones (worker threads) read what the others
+    wrote, in one chain of dependent calls with no wait between them but the reads."""
+    dev = _pocl_with_inline_queue()
+    big = rng.random(1 << 16, dtype=np.float32)
+    total = ps.Reduce("float f(float a, float b) { return a + b; }", identity=0)
+    scale = ps.Map("float f(float x, __global const float *s) { return x * s[0]; }")
+    bump = ps.Map("float f(float x) { return x * 0.5f + 0.25f; }")
+    sums = ps.Vector(np.zeros(1, np.float32), device=dev)
+    big_v, want_big = ps.Vector(big, device=dev), big.copy()
+    small, want_small = ps.Vector(np.ones(64, np.float32), device=dev), np.ones(64, np.float32)
+    for _ in range(8):
+        small = bump(small)  # the main queue is idle: inline once hot
+        want_small = want_small * np.float32(0.5) + np.float32(0.25)
+        big_v = scale(big_v, small)  # large: reads what the inline queue wrote
+        want_big = want_big * want_small[0]
+        total(big_v, out=sums)  # large, writes a small container
+        twice = bump(sums)  # small, while the main queue is busy: stays behind the sum
+        np.testing.assert_allclose(twice.numpy()[0], want_big.sum(dtype=np.float64) * 0.5 + 0.25, rtol=1e-4)
+    assert next(iter(bump._plans.values())).kernel.inline_handle() is not None
+    np.testing.assert_array_equal(small.numpy(), want_small)
+    np.testing.assert_allclose(big_v.numpy(), want_big, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("env", "paired"), [({"PARSKEL_POCL_INLINE": "0"}, False), ({"POCL_DEVICES": "pthread"}, False)]
+)
+def test_inline_queue_can_be_turned_off(env, paired):
+    code = (
+        "import os, parskel as ps; d = ps.device('pocl'); "
+        "print(d._inline_cl is not None, os.environ.get('POCL_DEVICES'), len(ps.devices()))"
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in ("POCL_DEVICES", "PARSKEL_POCL_INLINE")}
+    out = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True, check=True)
+    has_inline, pocl_devices, count = out.stdout.split()
+    assert has_inline == "False"
+    assert pocl_devices == env.get("POCL_DEVICES", "None")
+    assert int(count) == len(ps.devices())

@@ -12,6 +12,7 @@ so ``cupy.asarray(v)`` and ``torch.from_dlpack(v)`` share its memory.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -132,7 +133,7 @@ class Container:
 
     def _setup(self, shape: tuple[int, ...], dtype: np.dtype, dev: Device) -> None:
         self._shape = shape
-        self._size = int(np.prod(shape, dtype=np.int64))
+        self._size = math.prod(shape)
         self._dtype = np.dtype(dtype)
         self._device = dev
         self._c_type = element_c_type(self._dtype, dev)

@@ -137,6 +137,19 @@ def element_c_type(dtype: DTypeLike, device: Device | None = None) -> str:
     """The C type of a container element: a scalar, an OpenCL vector type, or a registered
     struct (layout-checked)."""
     dt = np.dtype(dtype)
+    if dt.names is not None:  # a struct: its name may be registered anew
+        return _element_c_type(dt, device)
+    key = (dt, device)
+    found = _C_TYPES.get(key)
+    if found is None:
+        found = _C_TYPES[key] = _element_c_type(dt, device)
+    return found
+
+
+_C_TYPES: dict[tuple[np.dtype, Device | None], str] = {}  # element types found before
+
+
+def _element_c_type(dt: np.dtype, device: Device | None) -> str:
     vector = vector_of(dt)
     if vector is not None:
         if vector.startswith("double") and device is not None and not device.info.fp64:

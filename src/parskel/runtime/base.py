@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import BackendUnavailableError, DeviceMemoryError
-from .geometry import Size
+from .geometry import Geometry, Size, check_launch
 from .sources import Defines, Source
 from .timing import Event, Recorder
 
@@ -109,11 +109,40 @@ class Kernel(ABC):
     """A compiled entry point of a program."""
 
     name: str
+    local_mem_bytes: int = 0
 
     @property
     @abstractmethod
     def max_work_group_size(self) -> int:
         """The largest work-group this kernel can run with on its device."""
+
+    def __init__(self) -> None:
+        self._geometries: dict[tuple[Size, Size | None], Geometry] = {}
+
+    def geometry(self, global_size: Size, local_size: Size | None, info: DeviceInfo) -> Geometry:
+        """The checked launch sizes for ``global_size`` and ``local_size`` on the device
+        described by ``info`` (see :func:`check_launch`), remembered per pair of sizes: a kernel
+        launched in a loop is checked once."""
+        key = (global_size, local_size)
+        try:
+            return self._geometries[key]
+        except (KeyError, TypeError):  # not yet seen, or sizes given as lists
+            pass
+        found = check_launch(
+            global_size,
+            local_size,
+            max_work_group_size=min(self.max_work_group_size, info.max_work_group_size),
+            max_work_item_sizes=info.max_work_item_sizes,
+            kernel_name=self.name,
+        )
+        if not isinstance(global_size, list) and not isinstance(local_size, list):
+            if len(self._geometries) >= _GEOMETRIES:
+                self._geometries.clear()
+            self._geometries[key] = found
+        return found
+
+
+_GEOMETRIES = 512  # launch sizes remembered per kernel
 
 
 class Program(ABC):

@@ -46,6 +46,9 @@ def as_tuple(size: Size) -> tuple[int, ...]:
     return dims
 
 
+Geometry = tuple[tuple[int, ...], tuple[int, ...] | None]  # checked global and local sizes
+
+
 def check_launch(
     global_size: Size,
     local_size: Size | None,
@@ -53,7 +56,7 @@ def check_launch(
     max_work_group_size: int,
     max_work_item_sizes: Sequence[int],
     kernel_name: str,
-) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+) -> Geometry:
     """Validate a launch before it is enqueued; raise :class:`LaunchError` naming the limit.
 
     ``max_work_group_size`` is the smaller of the device's and the kernel's limit.

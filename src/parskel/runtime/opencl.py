@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import os
 import re
 import warnings
 import weakref
@@ -34,7 +35,7 @@ from .base import (
 )
 from .buildlog import captured_stderr, report
 from .cltypes import alignment
-from .geometry import Size, check_launch
+from .geometry import Size
 from .sources import Defines, Source, define_options
 from .timing import Event, EventKind
 
@@ -81,13 +82,27 @@ class OpenCLMarker(Marker):
 
 
 class OpenCLKernel(Kernel):
-    def __init__(self, device: OpenCLDevice, handle: Any, name: str) -> None:
+    def __init__(self, device: OpenCLDevice, handle: Any, name: str, program: OpenCLProgram) -> None:
+        super().__init__()
         self.name = name
         self.handle = handle
         self._device = device
+        self._program = program
         info = cl.kernel_work_group_info
         self._max_wg = int(handle.get_work_group_info(info.WORK_GROUP_SIZE, device._cl))
         self.local_mem_bytes = int(handle.get_work_group_info(info.LOCAL_MEM_SIZE, device._cl))
+        self._small_launches = 0
+        self._inline: Any = None  # this kernel on the device's inline queue: not yet looked for
+
+    def inline_handle(self) -> Any:
+        """This kernel for the device's inline queue (see :class:`OpenCLDevice`), or None: it is
+        built once the kernel has had a few small launches, so a kernel run once costs one build."""
+        if self._inline is None:
+            self._small_launches += 1
+            if self._small_launches < _INLINE_AFTER:
+                return None
+            self._inline = self._program.inline_kernel(self.name, self._max_wg) or False
+        return self._inline or None
 
     @property
     def max_work_group_size(self) -> int:
@@ -95,11 +110,13 @@ class OpenCLKernel(Kernel):
 
 
 class OpenCLProgram(Program):
-    def __init__(self, device: OpenCLDevice, handle: Any, source: Source) -> None:
+    def __init__(self, device: OpenCLDevice, handle: Any, source: Source, options: tuple[str, ...]) -> None:
         self.source = source
         self._device = device
         self._handle = handle
+        self._options = options
         self._kernels: dict[str, OpenCLKernel] = {}
+        self._inline: Any = None  # the program built for the device's inline queue, once wanted
 
     def kernel(self, name: str) -> OpenCLKernel:
         found = self._kernels.get(name)
@@ -107,16 +124,51 @@ class OpenCLProgram(Program):
             names = self._handle.get_info(cl.program_info.KERNEL_NAMES).split(";")
             if name not in names:
                 raise KeyError(f"{self.source.name} has no kernel {name!r}; it has {sorted(names)}")
-            found = self._kernels[name] = OpenCLKernel(self._device, cl.Kernel(self._handle, name), name)
+            found = self._kernels[name] = OpenCLKernel(self._device, cl.Kernel(self._handle, name), name, self)
         return found
+
+    def inline_kernel(self, name: str, max_work_group_size: int) -> Any:
+        """Kernel ``name`` built for the device's inline queue, or None where it has none or the
+        kernel there takes smaller work-groups."""
+        device = self._device._inline_cl
+        if device is None:
+            return None
+        if self._inline is None:
+            try:
+                with captured_stderr(), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", cl.CompilerWarning)
+                    self._inline = cl.Program(self._device.context, self.source.text).build(
+                        options=list(self._options), devices=[device]
+                    )
+            except cl.Error:
+                self._inline = False
+        if self._inline is False:
+            return None
+        handle = cl.Kernel(self._inline, name)
+        most = int(handle.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, device))
+        return handle if most >= max_work_group_size else None
 
 
 class OpenCLDevice(Device):
-    def __init__(self, info: DeviceInfo, handle: Any) -> None:
+    """An OpenCL device with its own in-order queue.
+
+    A PoCL CPU device runs each command on its pool of worker threads, which costs tens of
+    microseconds to start and to report; PoCL's single-threaded driver runs a command at once,
+    in the thread that enqueues it. parskel pairs the two (``inline``, the driver's device in
+    the same context, so that both work in the same memory): a launch over few work-items and
+    little data goes to the inline queue when nothing is pending on the main one, once its kernel
+    has been launched so a few times (building it for the second driver costs one more build).
+    """
+
+    def __init__(self, info: DeviceInfo, handle: Any, inline: Any = None) -> None:
         super().__init__(info)
         self._cl = handle
+        self._inline_cl = inline
         self._ctx: Any = None
         self._queue: Any = None
+        self._inline_queue: Any = None
+        self._inline_used = False  # commands were enqueued on the inline queue since it was last finished
+        self._busy = False  # the main queue may hold commands not yet known to be complete
         self._streams: list[Any] = []  # queues made by stream(), finished with the device's own
         self._programs: dict[tuple[str, tuple[str, ...]], OpenCLProgram] = {}
         self._shared: bool | None = None
@@ -129,9 +181,16 @@ class OpenCLDevice(Device):
         """The queue commands go to now: the active stream's (see :meth:`Device.on`) or the device's own."""
         if self._active is not None:
             return self._active.handle
+        if self._inline_used:  # PoCL's inline driver has run them already; a driver may not
+            self._inline_used = False
+            self._inline_queue.finish()
+        self._busy = True
+        return self._main_queue()
+
+    def _main_queue(self) -> Any:
         if self._queue is None:
             with _translated(self):
-                self._ctx = cl.Context([self._cl])
+                self._ctx = cl.Context([self._cl] if self._inline_cl is None else [self._cl, self._inline_cl])
                 self._queue = self._new_queue()
         return self._queue
 
@@ -157,8 +216,7 @@ class OpenCLDevice(Device):
     @property
     def context(self) -> Any:
         if self._ctx is None:
-            with self.on(None):
-                _ = self.queue  # creates the context with it
+            self._main_queue()  # creates the context with it
         return self._ctx
 
     # memory -------------------------------------------------------------------------------
@@ -236,7 +294,7 @@ class OpenCLDevice(Device):
         if _same_memory(buffer, host, offset):
             return self._event("upload", "upload: the device reads the host array itself", None)
         with _translated(self):
-            ev = cl.enqueue_copy(self.queue, buffer.handle, host, dst_offset=offset, is_blocking=wait)
+            ev = cl.enqueue_copy(self._copy_queue(), buffer.handle, host, dst_offset=offset, is_blocking=wait)
         return self._event("upload", f"upload {host.nbytes} B", ev)
 
     def download(self, buffer: Buffer, out: np.ndarray, *, offset: int = 0, wait: bool = True) -> Event:
@@ -247,12 +305,25 @@ class OpenCLDevice(Device):
             return self._event("download", "download", None)
         with _translated(self):
             if _same_memory(buffer, out, offset):  # the kernels wrote into it: only wait for them
-                ev = cl.enqueue_marker(self.queue)
-                if wait:
-                    ev.wait()
+                if wait:  # the queue is in order: what was enqueued before is all there is to wait for
+                    if self._active is not None:
+                        self._active.handle.finish()
+                    elif self._busy:
+                        self._main_queue().finish()
+                        self._busy = False
+                    ev = None
+                else:
+                    ev = cl.enqueue_marker(self._copy_queue())
                 return self._event("download", "download: the device wrote the host array itself", ev)
-            ev = cl.enqueue_copy(self.queue, out, buffer.handle, src_offset=offset, is_blocking=wait)
+            ev = cl.enqueue_copy(self._copy_queue(), out, buffer.handle, src_offset=offset, is_blocking=wait)
+        if wait:
+            self._drained()
         return self._event("download", f"download {out.nbytes} B", ev)
+
+    def _drained(self) -> None:
+        """A blocking command on the queue returned: everything enqueued there before is done."""
+        if self._active is None:
+            self._busy = False
 
     def copy(
         self, dst: Buffer, src: Buffer, nbytes: int | None = None, *, src_offset: int = 0, dst_offset: int = 0
@@ -264,7 +335,12 @@ class OpenCLDevice(Device):
             return self._event("copy", "copy", None)
         with _translated(self):
             ev = cl.enqueue_copy(
-                self.queue, dst.handle, src.handle, byte_count=nbytes, src_offset=src_offset, dst_offset=dst_offset
+                self._copy_queue(),
+                dst.handle,
+                src.handle,
+                byte_count=nbytes,
+                src_offset=src_offset,
+                dst_offset=dst_offset,
             )
         self._hold(ev, (dst, src))
         return self._event("copy", f"copy {nbytes} B", ev)
@@ -274,7 +350,7 @@ class OpenCLDevice(Device):
         if nbytes == 0:
             return self._event("fill", "fill", None)
         with _translated(self):
-            ev = cl.enqueue_fill_buffer(self.queue, buffer.handle, pattern, offset, nbytes)
+            ev = cl.enqueue_fill_buffer(self._copy_queue(), buffer.handle, pattern, offset, nbytes)
         self._hold(ev, (buffer,))
         return self._event("fill", f"fill {nbytes} B", ev)
 
@@ -290,7 +366,7 @@ class OpenCLDevice(Device):
         if rows and cols:
             with _translated(self):
                 ev = cl.enqueue_copy(
-                    self.queue,
+                    self._copy_queue(),
                     buffer.handle,
                     host,
                     buffer_origin=(0, 0),
@@ -315,7 +391,7 @@ class OpenCLDevice(Device):
             return self._event("download", "download", None)
         with _translated(self):
             ev = cl.enqueue_copy(
-                self.queue,
+                self._copy_queue(),
                 out,
                 buffer.handle,
                 buffer_origin=(0, 0),
@@ -325,6 +401,7 @@ class OpenCLDevice(Device):
                 host_pitches=(cols * item,),
                 is_blocking=True,
             )
+        self._drained()
         return self._event("download", f"download {out.nbytes} B from {padded_shape}", ev)
 
     # programs -----------------------------------------------------------------------------
@@ -340,39 +417,67 @@ class OpenCLDevice(Device):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", cl.CompilerWarning)
-                    handle = cl.Program(context, source.text).build(options=list(options))
+                    handle = cl.Program(context, source.text).build(options=list(options), devices=[self._cl])
             except cl.RuntimeError as exc:
                 failure = _build_log(str(exc))
         if failure is not None:
             raise source.build_error(failure)
-        program = self._programs[key] = OpenCLProgram(self, handle, source)
+        program = self._programs[key] = OpenCLProgram(self, handle, source, options)
         program.log = "\n".join(filter(None, (_device_log(handle, self._cl), *chatter))).strip()
         report(source.name, program.log)
         return program
 
     def launch(self, kernel: Kernel, global_size: Size, local_size: Size | None, *args: Any) -> Event:
         assert isinstance(kernel, OpenCLKernel)
-        gsize, lsize = check_launch(
-            global_size,
-            local_size,
-            max_work_group_size=min(kernel.max_work_group_size, self.info.max_work_group_size),
-            max_work_item_sizes=self.info.max_work_item_sizes,
-            kernel_name=kernel.name,
-        )
-        cl_args = [_argument(kernel.name, i, a) for i, a in enumerate(args)]
+        gsize, lsize = kernel.geometry(global_size, local_size, self.info)
+        handle: Any = None
+        if self._inline_cl is not None and not self._busy and self._active is None and _small(gsize, args):
+            handle = kernel.inline_handle()
+        inline = handle is not None
+        if not inline:
+            handle = kernel.handle
         local_bytes = kernel.local_mem_bytes + sum(a.nbytes for a in args if isinstance(a, Local))
         if local_bytes > self.info.local_mem_bytes:
             raise LaunchError(
                 f"kernel {kernel.name} needs {local_bytes} bytes of local memory per work-group; "
                 f"{self.id} has {self.info.local_mem_bytes}"
             )
-        if 0 in gsize:
-            return self._event("kernel", kernel.name, None)
-        with _translated(self, kernel.name):
-            kernel.handle.set_args(*cl_args)
-            ev = cl.enqueue_nd_range_kernel(self.queue, kernel.handle, gsize, lsize)
+        try:
+            for i, arg in enumerate(args):
+                if isinstance(arg, Buffer):
+                    handle.set_arg(i, arg.handle)
+                elif isinstance(arg, np.generic):
+                    _set_scalar(handle, i, arg)
+                elif isinstance(arg, Local):
+                    handle.set_arg(i, cl.LocalMemory(max(arg.nbytes, 1)))
+                else:
+                    raise TypeError(
+                        f"kernel {kernel.name}, argument {i}: pass a Buffer, Local or a NumPy scalar "
+                        f"such as np.int32(...), not {type(arg).__name__} (the scalar's type fixes the C type)"
+                    )
+            if 0 in gsize:
+                return self._event("kernel", kernel.name, None)
+            ev = cl.enqueue_nd_range_kernel(self._inline_commands() if inline else self.queue, handle, gsize, lsize)
+        except cl.Error as exc:
+            raise _translate(self, exc, kernel.name) from None
         self._hold(ev, args)
         return self._event("kernel", kernel.name, ev)
+
+    def _copy_queue(self) -> Any:
+        """The queue for a copy or fill: the inline one while nothing is pending on the main
+        queue (a copy runs in one thread either way), else the queue commands go to now."""
+        if self._inline_cl is not None and not self._busy and self._active is None:
+            return self._inline_commands()
+        return self.queue
+
+    def _inline_commands(self) -> Any:
+        """The inline queue, noted as used: the main queue's next command waits for it."""
+        self._inline_used = True
+        if self._inline_queue is None:
+            self._inline_queue = cl.CommandQueue(
+                self.context, self._inline_cl, properties=cl.command_queue_properties.PROFILING_ENABLE
+            )
+        return self._inline_queue
 
     def _hold(self, event: Any, args: Sequence[Any]) -> None:
         """Keep the host arrays of host-memory buffers alive while ``event``'s command may use
@@ -386,11 +491,39 @@ class OpenCLDevice(Device):
             self._held.append((event, arrays))
 
     def finish(self) -> None:
-        with _translated(self), self.on(None):
-            self.queue.finish()
-            for queue in self._streams:
-                queue.finish()
+        if self._busy or self._streams:
+            try:
+                self._main_queue().finish()
+                for queue in self._streams:
+                    queue.finish()
+            except cl.Error as exc:
+                raise _translate(self, exc) from None
+            self._busy = False
         self._held.clear()
+
+
+# PoCL's drivers, named for POCL_DEVICES, that parskel asks for unless the user named them: the
+# CPU driver with its worker threads and the single-threaded one (PoCL 3 calls them pthread and
+# basic, later versions cpu and cpu-minimal; each version ignores the names it does not know).
+# The single-threaded device is not listed: it is the inline queue of the other (OpenCLDevice).
+POCL_DEVICES = "pthread basic cpu cpu-minimal"
+_INLINE_NAMES = ("basic-", "cpu-minimal-")
+
+
+def _ask_pocl_for_inline_devices() -> None:
+    """Name PoCL's drivers in ``POCL_DEVICES`` before OpenCL is first used, unless the user set
+    it or turned the inline queue off with ``PARSKEL_POCL_INLINE=0``."""
+    if "POCL_DEVICES" not in os.environ and os.environ.get("PARSKEL_POCL_INLINE", "1") != "0":
+        os.environ["POCL_DEVICES"] = POCL_DEVICES
+
+
+def _is_inline(platform: Any, handle: Any) -> bool:
+    """Whether ``handle`` is a PoCL single-threaded device that parskel asked for (see above)."""
+    return (
+        os.environ.get("POCL_DEVICES") == POCL_DEVICES
+        and "Portable Computing Language" in platform.name
+        and handle.name.startswith(_INLINE_NAMES)
+    )
 
 
 # A CPU device compiles for the host CPU; a driver whose compiler predates the CPU (PoCL 3.0's
@@ -420,6 +553,7 @@ class OpenCLBackend(Backend):
     def available(self) -> tuple[bool, str]:
         if cl is None:
             return False, f"pyopencl cannot be imported: {_IMPORT_ERROR}"
+        _ask_pocl_for_inline_devices()
         try:
             cl.get_platforms()
         except cl.Error as exc:
@@ -436,13 +570,16 @@ class OpenCLBackend(Backend):
                 handles = platform.get_devices()
             except cl.Error:
                 continue
+            inline = [h for h in handles if _is_inline(platform, h)]
+            handles = [h for h in handles if not any(h == i for i in inline)]
             for d_index, handle in enumerate(handles):
                 info = _describe(f"opencl:{p_index}:{d_index}", platform, handle)
                 why = _cannot_build(handle) if info.type == "cpu" else ""
                 if why:
                     self._unusable.append((f"{info.id}: {info.name} ({info.platform_version})", _advice(why)))
                     continue
-                found.append(OpenCLDevice(info, handle))
+                partner = inline[0] if inline and info.type == "cpu" else None
+                found.append(OpenCLDevice(info, handle, partner))
         return found
 
     def unusable(self) -> list[tuple[str, str]]:
@@ -531,17 +668,34 @@ def _contiguous(host: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(host)
 
 
-def _argument(kernel: str, index: int, arg: Any) -> Any:
-    if isinstance(arg, Buffer):
-        return arg.handle
-    if isinstance(arg, Local):
-        return cl.LocalMemory(max(arg.nbytes, 1))
-    if isinstance(arg, np.generic):
-        return arg
-    raise TypeError(
-        f"kernel {kernel}, argument {index}: pass a Buffer, Local or a NumPy scalar such as "
-        f"np.int32(...), not {type(arg).__name__} (the scalar's type fixes the C type)"
-    )
+_INLINE_AFTER = 4  # small launches of a kernel before it is built for the inline queue too
+_INLINE_ITEMS = 1 << 14  # the most work-items of a launch on the inline queue
+_INLINE_BYTES = 1 << 15  # the most bytes of buffers it may be given
+
+
+def _small(gsize: tuple[int, ...], args: Sequence[Any]) -> bool:
+    """Whether a launch is small enough for the inline queue: few work-items over little data,
+    so running it in one thread costs less than handing it to the worker threads."""
+    items = 1
+    for g in gsize:
+        items *= g
+    if items > _INLINE_ITEMS:
+        return False
+    nbytes = 0
+    for arg in args:
+        if isinstance(arg, Buffer):
+            nbytes += arg.nbytes
+    return nbytes <= _INLINE_BYTES
+
+
+def _set_scalar(handle: Any, index: int, value: np.generic) -> None:
+    """Set a scalar kernel argument from its bytes: PyOpenCL's own buffer setter, where it has
+    one, takes a microsecond less than ``set_arg``, which tries other kinds of argument first."""
+    setter = getattr(handle, "_set_arg_buf", None)
+    if setter is None:
+        handle.set_arg(index, value)
+    else:
+        setter(index, memoryview(value))  # type: ignore[arg-type]
 
 
 _BUILD_NOISE = re.compile(r"^(clBuildProgram failed.*|Build on <.*>:|\(options: .*\))$")
@@ -562,16 +716,21 @@ def _build_log(message: str) -> str:
 @contextlib.contextmanager
 def _translated(device: OpenCLDevice, what: str = "") -> Iterator[None]:
     """Turn PyOpenCL errors into parskel errors that name the device."""
-    where = f"{device.id}{' ' + what if what else ''}"
     try:
         yield
     except cl.Error as exc:
-        code = _code_name(exc)
-        if code in _MEMORY_CODES:
-            raise DeviceMemoryError(f"{where}: out of device memory ({code}): {exc}") from None
-        if code in _LAUNCH_CODES:
-            raise LaunchError(f"{where}: the device refused the launch ({code}): {exc}") from None
-        raise ParskelError(f"{where}: OpenCL error {code}: {exc}") from None
+        raise _translate(device, exc, what) from None
+
+
+def _translate(device: OpenCLDevice, exc: Any, what: str = "") -> ParskelError:
+    """The parskel error for PyOpenCL's ``exc``, naming the device (and ``what`` it was doing)."""
+    where = f"{device.id}{' ' + what if what else ''}"
+    code = _code_name(exc)
+    if code in _MEMORY_CODES:
+        return DeviceMemoryError(f"{where}: out of device memory ({code}): {exc}")
+    if code in _LAUNCH_CODES:
+        return LaunchError(f"{where}: the device refused the launch ({code}): {exc}")
+    return ParskelError(f"{where}: OpenCL error {code}: {exc}")
 
 
 def _code_name(exc: Any) -> str:
