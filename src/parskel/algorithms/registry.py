@@ -244,36 +244,87 @@ def dispatch(
     know of the operands (``itemsize``, ``n``) and the size the database is asked for.
     """
     found = lookup(family, device, call_size(context))
+    plan = _plan(family, device, variant, params, context, found)
+    if variant is not None:
+        ((chosen, values),) = plan.runs
+        with device.current():
+            return call(chosen, dict(values))
+    errors = list(plan.refused)
+    failures: list[Exception] = []
+    for candidate, values in plan.runs:
+        try:
+            with device.current():  # a variant's new device arrays go where its operands are
+                return call(candidate, dict(values))
+        except _RECOVERABLE as exc:
+            errors.append(f"{candidate.name}: {exc}")
+            failures.append(exc)
+    message = f"no {family} variant can run on {device.id}:\n  " + "\n  ".join(errors)
+    if failures and all(isinstance(exc, DeviceMemoryError) for exc in failures):
+        raise DeviceMemoryError(message)  # what to catch when the data is too large for the device
+    raise VariantError(message)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The variants a call may run, in order, each with its parameter values, and why the
+    others cannot; kept per kind of call while the tables it came from stay the same."""
+
+    runs: tuple[tuple[Variant, dict[str, int]], ...]
+    refused: tuple[str, ...]
+    found: Any  # the tuning database's entry it was made from
+    table: dict[str, dict[str, list[str]]]  # preferred.json as it was read
+    members: tuple[Variant, ...]  # the family's variants when it was made
+
+
+_PLANS: dict[Any, _Plan] = {}
+_MOST_PLANS = 4096
+
+
+def _plan(
+    family: str,
+    device: Device,
+    variant: str | None,
+    params: Mapping[str, Any],
+    context: Mapping[str, int] | None,
+    found: Any,
+) -> _Plan:
+    """The dispatch plan of a call (see :func:`dispatch`), made once per family, device, named
+    variant, parameters and context: a call in a loop only looks it up."""
+    try:
+        key: Any = (family, device, variant, tuple(params.items()), tuple((context or {}).items()))
+        plan = _PLANS.get(key)
+    except TypeError:  # an unhashable parameter value: nothing to remember it by
+        key, plan = None, None
+    members = tuple(_REGISTRY.get(family, {}).values())
+    if plan is not None and plan.found is found and plan.table is _preferences() and plan.members == members:
+        return plan
     tuned = found.entry.params if found is not None else {}
+    runs: list[tuple[Variant, dict[str, int]]] = []
+    refused: list[str] = []
     if variant is not None:
         chosen = get(family, variant)
         values = fit(chosen, device, params, tuned.get(variant), context)
         unmet = chosen.unmet(device, values, context)
         if unmet:
             raise VariantError(f"{family}/{variant} cannot run on {device.id}: {'; '.join(unmet)}")
-        with device.current():
-            return call(chosen, values)
-    errors: list[str] = []
-    failures: list[Exception] = []
-    order = table_order(family, device)[0]
-    for name in order if found is None else ordered(order, found.entry.order, found.entry.refused):
-        candidate = get(family, name)
-        try:
-            values = fit(candidate, device, params, tuned.get(name), context)
-        except VariantError as exc:
-            errors.append(f"{name}: {exc}")
-            continue
-        unmet = candidate.unmet(device, values, context)
-        if unmet:
-            errors.append(f"{name}: {'; '.join(unmet)}")
-            continue
-        try:
-            with device.current():  # a variant's new device arrays go where its operands are
-                return call(candidate, values)
-        except _RECOVERABLE as exc:
-            errors.append(f"{name}: {exc}")
-            failures.append(exc)
-    message = f"no {family} variant can run on {device.id}:\n  " + "\n  ".join(errors)
-    if failures and all(isinstance(exc, DeviceMemoryError) for exc in failures):
-        raise DeviceMemoryError(message)  # what to catch when the data is too large for the device
-    raise VariantError(message)
+        runs.append((chosen, values))
+    else:
+        order = table_order(family, device)[0]
+        for name in order if found is None else ordered(order, found.entry.order, found.entry.refused):
+            candidate = get(family, name)
+            try:
+                values = fit(candidate, device, params, tuned.get(name), context)
+            except VariantError as exc:
+                refused.append(f"{name}: {exc}")
+                continue
+            unmet = candidate.unmet(device, values, context)
+            if unmet:
+                refused.append(f"{name}: {'; '.join(unmet)}")
+                continue
+            runs.append((candidate, values))
+    plan = _Plan(tuple(runs), tuple(refused), found, _preferences(), members)
+    if key is not None:
+        if len(_PLANS) >= _MOST_PLANS:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan

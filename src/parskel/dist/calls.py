@@ -45,9 +45,13 @@ T = TypeVar("T")
 _POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="parskel-part")
 
 
-def each(dist: Distribution, work: Callable[[int], T]) -> dict[int, T]:
+def each(dist: Distribution, work: Callable[[int], T], *, waits: bool = True) -> dict[int, T]:
     """``work(k)`` for every local part ``k`` at once (one thread each); every process learns
-    whether any failed before it goes on (see :meth:`Comm.agree`)."""
+    whether any failed before it goes on (see :meth:`Comm.agree`).
+
+    ``waits=False`` says that the work only enqueues commands (an element-wise call): the parts
+    are then enqueued one after the other from the calling thread, which costs far less than
+    handing them to threads, and their devices still run at once."""
     local = dist.local()
     error: BaseException | None = None
     results: dict[int, T] = {}
@@ -58,11 +62,13 @@ def each(dist: Distribution, work: Callable[[int], T]) -> dict[int, T]:
         with device.current():  # new device arrays of the part's work go to its GPU
             return work(k)
 
-    if len(local) == 1:
-        try:
-            results[local[0]] = on_part(local[0])
-        except Exception as exc:
-            error = exc
+    if len(local) == 1 or not waits:
+        for k in local:
+            try:
+                results[k] = on_part(k)
+            except Exception as exc:
+                error = exc
+                break
     else:
         futures = {k: _POOL.submit(on_part, k) for k in local}
         for k, future in futures.items():
@@ -251,7 +257,7 @@ def _elementwise(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwarg
         given = {"out": out._parts[k]} if out is not None else {}
         return call(part_sk, *[c._parts[k] for c in ins], *more.part(k), *tail, **given)
 
-    parts = each(dist, work)
+    parts = each(dist, work, waits=False)
     more.done()
     if sk._void:
         return None
@@ -281,7 +287,7 @@ def _generate(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: 
         tail = [_first_index(sk.fn, stored[k][0], out.shape)] if shift else []
         return call(part_sk, part.shape if part.ndim == 2 else part.shape[0], *more.part(k), *tail, out=part)
 
-    each(dist, work)
+    each(dist, work, waits=False)
     more.done()
     out._halo_ok = True
     return out
@@ -308,7 +314,7 @@ def _gather(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: di
         given = {"out": out._parts[k]} if out is not None else {}
         return call(part_sk, whole._parts[k], lead._parts[k], *more.part(k), *tail, **given)
 
-    parts = each(dist, work)
+    parts = each(dist, work, waits=False)
     more.done()
     if out is not None:
         return out
@@ -466,9 +472,13 @@ def _reduce(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: di
             return None
         given = more.part(k)
         tail = [_first_index(mapper, ranges[k][0], a.shape)] if shift else []
-        return call(part_sk, a._parts[k], *given[:held], *tail, *given[held:])
+        part = a._parts[k]
+        # into one element on the part's device: the parts only enqueue, and run at once
+        partial = Vector.empty(1, sk.dtype, device=part.device)
+        return call(part_sk, part, *given[:held], *tail, *given[held:], out=partial)
 
-    partials = each(dist, work)
+    on_devices = each(dist, work, waits=False)
+    partials = {k: p.numpy()[0] if p is not None else None for k, p in on_devices.items()}
     more.done()
     if dist.kind == "copy":
         result = partials[mine[0]]
@@ -500,9 +510,14 @@ def _scan(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict
     more = _Extras(sk, extras, dist, [sk.op])
 
     def work(k: int) -> Any:
-        return call(sk, a._parts[k], *more.part(k))
+        return sk.enqueue(a._parts[k], tuple(more.part(k)))
 
-    scanned = each(dist, work)
+    enqueued = each(dist, work, waits=False)  # the parts run at once; then their totals are read
+    scanned: dict[int, tuple[Any, Any]] = {}
+    for k, (result, buffer, offset) in enqueued.items():
+        host = np.empty(1, dtype=sk.dtype)
+        result.device.download(buffer, host, offset=offset)
+        scanned[k] = (result, host[0])
     more.done()
     parts = {k: result for k, (result, _) in scanned.items()}
     if dist.kind in ("copy", "single"):
@@ -524,7 +539,7 @@ def _scan(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict
         if k > 0 and parts[k].size:
             carry(parts[k], before[k], *more.part(k), out=parts[k])
 
-    each(dist, shift)
+    each(dist, shift, waits=False)
     return Distributed.from_parts(type(a), a.shape, sk.dtype, dist, parts), total
 
 
@@ -551,7 +566,7 @@ def _map_overlap(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwarg
             tail = [_first_index(sk.fn, stored[k][0], a.shape)] if shift else []
             return call(part_sk, a._parts[k], *more.part(k), *tail)
 
-        parts = each(dist, work)
+        parts = each(dist, work, waits=False)
         more.done()
         return Distributed.from_parts(type(a), a.shape, sk._out_dtype, dist, parts, halo_ok=dist.kind != "overlap")
     wide = extended(a, sk.radii(a.ndim)[0], sk.boundary == "wrap")
@@ -571,7 +586,7 @@ def _map_overlap(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwarg
         kept.mark_device_written()
         return kept
 
-    parts = each(dist, work_wide)
+    parts = each(dist, work_wide, waits=False)
     more.done()
     return Distributed.from_parts(type(a), a.shape, sk._out_dtype, target, parts)
 
@@ -600,7 +615,7 @@ def _all_pairs(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs:
         tail = [np.uint32(ranges[k][0])] if shift else []
         return call(part_sk, a._parts[k], whole._parts[k], *given[:held], *tail, *given[held:])
 
-    parts = each(dist, work)
+    parts = each(dist, work, waits=False)
     more.done()
     return Distributed.from_parts(type(a), (a.shape[0], b.shape[1]), sk.dtype, dist, parts)
 

@@ -33,8 +33,9 @@ def median_kernel_seconds(
     device: Device, kernel: Kernel, global_size: int, local_size: int | None, args: Sequence[Any], reps: int
 ) -> float:
     """The median device time of ``reps`` launches after one warm-up."""
-    device.launch(kernel, global_size, local_size, *args).wait()
-    return statistics.median(device.launch(kernel, global_size, local_size, *args).seconds for _ in range(reps))
+    with device.timed():
+        device.launch(kernel, global_size, local_size, *args).wait()
+        return statistics.median(device.launch(kernel, global_size, local_size, *args).seconds for _ in range(reps))
 
 
 def grown(
@@ -53,7 +54,8 @@ def grown(
     most = max(items, most - most % local_size)
     device.launch(kernel, items, local_size, *args_for(items)).wait()  # the first launch may compile
     for _ in range(8):
-        seconds = device.launch(kernel, items, local_size, *args_for(items)).seconds
+        with device.timed():
+            seconds = device.launch(kernel, items, local_size, *args_for(items)).seconds
         if seconds >= target / 2 or items >= most:
             break
         factor = min(64.0, max(2.0, target / max(seconds, 1e-9)))

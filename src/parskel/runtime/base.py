@@ -165,6 +165,7 @@ class Device(ABC):
     def __init__(self, info: DeviceInfo) -> None:
         self.info = info
         self._recorders: list[Recorder] = []
+        self._timed = 0  # depth of timed() blocks
         self._active: Stream | None = None  # where commands go (None: the device's own queue)
         self._by_path: dict[tuple[str, tuple[tuple[str, Any], ...]], Program] = {}
 
@@ -398,6 +399,29 @@ class Device(ABC):
         finally:
             self._recorders.remove(recorder)
             recorder.stop()
+
+    @contextlib.contextmanager
+    def timed(self) -> Iterator[None]:
+        """Inside the block every command is timed, so that the ``seconds`` of the event it
+        returns can be read (inside :meth:`record` too). Elsewhere a device may leave commands
+        untimed where timing costs (CUDA: two events per command); OpenCL queues time them all.
+
+        >>> dev = ps.device()
+        >>> with dev.timed():
+        ...     event = dev.fill(dev.alloc(4096), np.float32(1))
+        >>> event.seconds >= 0
+        True
+        """
+        self._timed += 1
+        try:
+            yield
+        finally:
+            self._timed -= 1
+
+    @property
+    def timing(self) -> bool:
+        """Whether commands enqueued now are timed: inside :meth:`timed` or :meth:`record`."""
+        return bool(self._timed or self._recorders)
 
     def _track(self, event: Event) -> Event:
         for recorder in self._recorders:

@@ -16,10 +16,13 @@ instead, ordered with the default one only through markers. Every copy is a
 
 from __future__ import annotations
 
+import array
 import contextlib
+import ctypes
 import dataclasses
 import math
 import re
+import struct
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -41,7 +44,7 @@ from .base import (
     fill_extent,
     shape2d,
 )
-from .geometry import Size, check_launch
+from .geometry import Size
 from .sources import Defines, Source, define_lines, define_options, read_kernel_file
 from .timing import Event, EventKind
 
@@ -78,28 +81,46 @@ def _cp() -> Any:
 
 class CUDAEvent(Event):
     """A command between two CUDA events; keeps the host memory it reads or writes alive.
-    Without events (``stream`` given) waiting for it waits for the whole stream."""
+    An untimed command (see :meth:`Device.timed`) has an end event only, or none (a launch:
+    waiting for it waits for its whole ``stream``, on device ``index``)."""
 
-    __slots__ = ("_end", "_keep", "_start", "_stream", "kind", "label")
+    __slots__ = ("_end", "_index", "_keep", "_start", "_stream", "_untimed", "kind", "label")
 
-    def __init__(self, kind: EventKind, label: str, start: Any, end: Any, keep: Any = None, stream: Any = None) -> None:
+    def __init__(
+        self,
+        kind: EventKind,
+        label: str,
+        start: Any,
+        end: Any,
+        keep: Any = None,
+        stream: Any = None,
+        index: int = 0,
+        untimed: bool = False,
+    ) -> None:
         self.kind = kind
         self.label = label
         self._start = start
         self._end = end
         self._keep = keep
         self._stream = stream
+        self._index = index
+        self._untimed = untimed
 
     def wait(self) -> None:
         if self._end is not None:
             self._end.synchronize()
         elif self._stream is not None:
-            self._stream.synchronize()
+            with _cp().cuda.Device(self._index):
+                self._stream.synchronize()
             self._stream = None
         self._keep = None
 
     @property
     def seconds(self) -> float:
+        if self._untimed:
+            raise ParskelError(
+                f"{self.label} was not timed: enqueue it inside device.timed() or device.record() to read its time"
+            )
         if self._end is None:
             return 0.0
         self.wait()
@@ -118,6 +139,8 @@ class CUDAMarker(Marker):
 
 class CUDAKernel(Kernel):
     def __init__(self, raw: Any, name: str) -> None:
+        super().__init__()
+        self._grids: dict[Any, tuple[tuple[int, int, int], tuple[int, int, int]] | None] = {}
         self.name = name
         self.pointer = int(raw.kernel.ptr)  # the CUfunction
         self._max_wg = int(raw.max_threads_per_block)
@@ -126,6 +149,33 @@ class CUDAKernel(Kernel):
     @property
     def max_work_group_size(self) -> int:
         return self._max_wg
+
+    def grid(
+        self, global_size: Size, local_size: Size | None, info: DeviceInfo
+    ) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+        """The grid and block of a launch (None for an empty one), checked and remembered per
+        pair of sizes like :meth:`geometry`."""
+        key = (global_size, local_size)
+        try:
+            return self._grids[key]
+        except (KeyError, TypeError):
+            pass
+        gsize, lsize = self.geometry(global_size, local_size, info)
+        if lsize is None:
+            lsize = _default_local(gsize, min(self._max_wg, 256))
+        if self.local_mem_bytes > info.local_mem_bytes:
+            raise LaunchError(
+                f"kernel {self.name} needs {self.local_mem_bytes} bytes of local memory per "
+                f"work-group; {info.id} has {info.local_mem_bytes}"
+            )
+        found = None
+        if 0 not in gsize:
+            grid = [g // loc for g, loc in zip(gsize, lsize)] + [1] * (3 - len(gsize))
+            block = list(lsize) + [1] * (3 - len(lsize))
+            found = (grid[0], grid[1], grid[2]), (block[0], block[1], block[2])
+        if not isinstance(global_size, list) and not isinstance(local_size, list):
+            self._grids[key] = found
+        return found
 
 
 class CUDAProgram(Program):
@@ -158,24 +208,20 @@ class CUDADevice(Device):
         self._programs: dict[tuple[str, tuple[str, ...]], CUDAProgram] = {}
         self._streams: list[Any] = []  # made by stream(), synchronized by finish()
 
-    @contextlib.contextmanager
-    def active(self, what: str = "") -> Iterator[None]:
+    def active(self, what: str = "") -> _Active:
         """Make this the current CUDA device (and the active stream CuPy's current one), and turn
         CUDA errors into parskel errors."""
-        cp = _cp()
+        return _Active(self, what)
+
+    def _translate(self, exc: Exception, what: str) -> ParskelError:
+        """The parskel error for CuPy's ``exc``, naming the device (and ``what`` it was doing)."""
         where = f"{self.id}{' ' + what if what else ''}"
-        try:
-            with cp.cuda.Device(self.index), self._active.handle if self._active else contextlib.nullcontext():
-                yield
-        except cp.cuda.memory.OutOfMemoryError as exc:
-            raise DeviceMemoryError(f"{where}: out of device memory: {exc}") from None
-        except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as exc:
-            text = str(exc)
-            if any(code in text for code in _MEMORY_ERRORS):
-                raise DeviceMemoryError(f"{where}: out of device memory: {text}") from None
-            if any(code in text for code in _LAUNCH_ERRORS):
-                raise LaunchError(f"{where}: the device refused the launch: {text}") from None
-            raise ParskelError(f"{where}: CUDA error: {text}") from None
+        text = str(exc)
+        if isinstance(exc, _cp().cuda.memory.OutOfMemoryError) or any(code in text for code in _MEMORY_ERRORS):
+            return DeviceMemoryError(f"{where}: out of device memory: {text}")
+        if any(code in text for code in _LAUNCH_ERRORS):
+            return LaunchError(f"{where}: the device refused the launch: {text}")
+        return ParskelError(f"{where}: CUDA error: {text}")
 
     @contextlib.contextmanager
     def current(self) -> Iterator[None]:
@@ -210,17 +256,25 @@ class CUDADevice(Device):
 
     # events -------------------------------------------------------------------------------
     def _begin(self) -> Any:
-        """The start event of a command: every command is timed, since a caller may read the
-        ``seconds`` of the event it returns (the probe does)."""
+        """The start event of a command, where commands are timed now (see :meth:`Device.timed`)."""
+        if not (self._timed or self._recorders):
+            return None
         start = _cp().cuda.Event()
-        start.record(None)
+        start.record(self._cuda_stream())
         return start
 
-    def _end(self, kind: EventKind, label: str, start: Any, keep: Any = None) -> Event:
+    def _end(self, kind: EventKind, label: str, start: Any, keep: Any = None, *, mark: bool = True) -> Event:
+        """The event of a command just enqueued: timed from ``start``, or untimed with an end
+        event to wait for (``mark``) or none (a launch: waiting waits for its stream)."""
+        stream = self._cuda_stream()
         if start is None:
-            return CUDAEvent(kind, label, None, None, keep, self._cuda_stream())
+            end = None
+            if mark:
+                end = _cp().cuda.Event(disable_timing=True)
+                end.record(stream)
+            return CUDAEvent(kind, label, None, end, keep, None if mark else stream, self.index, untimed=True)
         end = _cp().cuda.Event()
-        end.record(None)
+        end.record(stream)
         return self._track(CUDAEvent(kind, label, start, end, keep))
 
     def _none(self, kind: EventKind, label: str) -> Event:
@@ -228,13 +282,15 @@ class CUDADevice(Device):
 
     # memory -------------------------------------------------------------------------------
     def _alloc(self, nbytes: int) -> Buffer:
-        with self.active():
-            handle = _cp().cuda.alloc(max(nbytes, 1))
-        return Buffer(self, nbytes, handle)
+        with self.active():  # CuPy's pool hands out memory per stream: the active one's
+            return Buffer(self, nbytes, _cp().cuda.alloc(max(nbytes, 1)))
 
     def _memcpy(self, kind: EventKind, dst: int, src: int, nbytes: int, keep: Any, wait: bool) -> Event:
         runtime = _cp().cuda.runtime
         with self.active(kind):
+            if wait and self._active is None and not self.timing:  # one call: it waits itself
+                runtime.memcpy(dst, src, nbytes, _MEMCPY_DEFAULT)
+                return CUDAEvent(kind, f"{kind} {nbytes} B", None, None, untimed=True)
             start = self._begin()
             runtime.memcpyAsync(dst, src, nbytes, _MEMCPY_DEFAULT, self._stream_pointer())
             event = self._end(kind, f"{kind} {nbytes} B", start, keep)
@@ -389,34 +445,16 @@ class CUDADevice(Device):
 
     def launch(self, kernel: Kernel, global_size: Size, local_size: Size | None, *args: Any) -> Event:
         assert isinstance(kernel, CUDAKernel)
-        gsize, lsize = check_launch(
-            global_size,
-            local_size,
-            max_work_group_size=min(kernel.max_work_group_size, self.info.max_work_group_size),
-            max_work_item_sizes=self.info.max_work_item_sizes,
-            kernel_name=kernel.name,
-        )
-        if lsize is None:
-            lsize = _default_local(gsize, min(kernel.max_work_group_size, 256))
-        values = [_argument(self, kernel.name, i, a) for i, a in enumerate(args)]
-        if kernel.local_mem_bytes > self.info.local_mem_bytes:
-            raise LaunchError(
-                f"kernel {kernel.name} needs {kernel.local_mem_bytes} bytes of local memory per "
-                f"work-group; {self.id} has {self.info.local_mem_bytes}"
-            )
-        if 0 in gsize:
+        shape = kernel.grid(global_size, local_size, self.info)
+        params, keep = _parameters(self, kernel.name, args)
+        if shape is None:
             return self._none("kernel", kernel.name)
-        grid = [g // loc for g, loc in zip(gsize, lsize)] + [1] * (3 - len(gsize))
-        block = list(lsize) + [1] * (3 - len(lsize))
-        pointers = np.array([v.ctypes.data for v in values], dtype=np.uintp)
-        from cupy_backends.cuda.api import driver
-
+        (gx, gy, gz), (bx, by, bz) = shape
         with self.active(kernel.name):
             start = self._begin()
-            driver.launchKernel(
-                kernel.pointer, *grid, *block, 0, self._stream_pointer(), pointers.ctypes.data if values else 0, 0
-            )
-            return self._end("kernel", kernel.name, start)
+            _driver().launchKernel(kernel.pointer, gx, gy, gz, bx, by, bz, 0, self._stream_pointer(), params, 0)
+            del keep  # the driver has copied the parameters
+            return self._end("kernel", kernel.name, start, mark=False)
 
     def finish(self) -> None:
         with self.active():
@@ -571,26 +609,86 @@ def _default_local(gsize: tuple[int, ...], most: int) -> tuple[int, ...]:
     return tuple(local)
 
 
-def _argument(device: CUDADevice, kernel: str, index: int, arg: Any) -> np.ndarray:
-    """The bytes of one kernel argument, in a host array that outlives the launch call."""
-    if isinstance(arg, Buffer):
-        if arg.device is not device:
+_ADDRESS = struct.Struct("=Q")
+
+
+def _parameters(device: CUDADevice, kernel: str, args: Sequence[Any]) -> tuple[int, Any]:
+    """The address of the launch's parameter array (one pointer per argument, to its bytes),
+    and what must stay alive until the launch call returns."""
+    if not args:
+        return 0, None
+    chunks: list[bytes] = []
+    offsets: list[int] = []
+    at = 0
+    for index, arg in enumerate(args):
+        if isinstance(arg, Buffer):
+            if arg.device is not device:
+                raise LaunchError(
+                    f"kernel {kernel}, argument {index}: a buffer of {arg.device.id} "
+                    f"cannot be passed to a kernel on {device.id}"
+                )
+            raw = _ADDRESS.pack(int(arg.handle.ptr))
+        elif isinstance(arg, np.generic):
+            raw = arg.tobytes()
+            raw += bytes(-len(raw) % 8)
+        elif isinstance(arg, Local):
             raise LaunchError(
-                f"kernel {kernel}, argument {index}: a buffer of {arg.device.id} "
-                f"cannot be passed to a kernel on {device.id}"
+                f"kernel {kernel}, argument {index}: CUDA kernels take no __local pointer arguments; "
+                "declare the local array inside the kernel with a size fixed at build time"
             )
-        return np.array([_pointer(arg)], dtype=np.uint64)
-    if isinstance(arg, Local):
-        raise LaunchError(
-            f"kernel {kernel}, argument {index}: CUDA kernels take no __local pointer arguments; "
-            "declare the local array inside the kernel with a size fixed at build time"
-        )
-    if isinstance(arg, np.generic):
-        return np.array(arg).reshape(1)
-    raise TypeError(
-        f"kernel {kernel}, argument {index}: pass a Buffer or a NumPy scalar such as "
-        f"np.int32(...), not {type(arg).__name__} (the scalar's type fixes the C type)"
-    )
+        else:
+            raise TypeError(
+                f"kernel {kernel}, argument {index}: pass a Buffer or a NumPy scalar such as "
+                f"np.int32(...), not {type(arg).__name__} (the scalar's type fixes the C type)"
+            )
+        chunks.append(raw)
+        offsets.append(at)
+        at += len(raw)
+    blob = b"".join(chunks)
+    base = ctypes.cast(ctypes.c_char_p(blob), ctypes.c_void_p).value or 0
+    pointers = array.array("Q", [base + o for o in offsets])
+    return pointers.buffer_info()[0], (blob, pointers)
+
+
+class _Active:
+    """The context of :meth:`CUDADevice.active` (a class: this is on every command's path)."""
+
+    __slots__ = ("_before", "_device", "_stream", "_what")
+
+    def __init__(self, device: CUDADevice, what: str) -> None:
+        self._device = device
+        self._what = what
+        self._before = -1
+        self._stream: Any = None
+
+    def __enter__(self) -> None:
+        runtime = _cp().cuda.runtime
+        self._before = runtime.getDevice()
+        if self._before != self._device.index:
+            runtime.setDevice(self._device.index)
+        if self._device._active is not None:
+            self._stream = self._device._active.handle
+            self._stream.__enter__()
+
+    def __exit__(self, kind: Any, exc: BaseException | None, trace: Any) -> None:
+        if self._stream is not None:
+            self._stream.__exit__(kind, exc, trace)
+        if self._before != self._device.index:
+            _cp().cuda.runtime.setDevice(self._before)
+        if isinstance(exc, Exception) and isinstance(exc, (_cp().cuda.memory.OutOfMemoryError, *_errors())):
+            raise self._device._translate(exc, self._what) from None
+
+
+def _errors() -> tuple[type[Exception], ...]:
+    """CuPy's exceptions for failed CUDA runtime and driver calls."""
+    cp = _cp()
+    return cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError
+
+
+def _driver() -> Any:
+    from cupy_backends.cuda.api import driver
+
+    return driver
 
 
 def _build_log(exc: Any) -> str:

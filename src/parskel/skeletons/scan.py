@@ -94,6 +94,14 @@ class Scan(Skeleton):
             from .pipelined import scan
 
             return scan(self, a, extra, out)
+        result, total, offset = self.enqueue(a, extra, out)
+        host = np.empty(1, dtype=self.dtype)
+        result.device.download(total, host, offset=offset)
+        return result, host[0]
+
+    def enqueue(self, a: Container, extra: tuple[Any, ...] = (), out: Any = None) -> tuple[Container, Buffer, int]:
+        """The scan of a container, enqueued: the result, and the buffer and byte offset of the
+        total, not yet read (a distributed scan reads every part's once all are enqueued)."""
         (a,) = self._inputs([a], ["the input"])
         if a.c_type != self.op.return_type:
             raise ShapeError(f"Scan: the operator works on {self.op.return_type!r}, the input holds {a.c_type!r}")
@@ -110,9 +118,7 @@ class Scan(Skeleton):
         total, offset = self._scan(dev, plan, src, dst, a.size, args)
         result.mark_device_written()
         mark_written(written)
-        host = np.empty(1, dtype=self.dtype)
-        dev.download(total, host, offset=offset)
-        return result, host[0]
+        return result, total, offset
 
     def _scan(self, dev: Device, plan: _Plan, src: Buffer, dst: Buffer, n: int, args: list[Any]) -> tuple[Buffer, int]:
         """Scan ``n`` elements of ``src`` into ``dst``; returns the buffer that holds their total
