@@ -308,3 +308,11 @@ def test_builds_are_quiet_unless_verbose():
     )
     assert "whitespace after the macro name" in loud.stderr
     assert loud.stderr.count("parskel: building") == 1  # only the function with the bad macro warns
+
+
+def test_skeleton_overhead_tool_measures_every_call(device):
+    from parskel.skeletons.overhead import measure
+
+    found = measure(device, size=16, repeats=3)
+    assert set(found) == {"bare kernel launch", "Map(v, out=w)", "Map(v) (new Vector)", "Reduce(v) to a host scalar"}
+    assert all(us > 0 for us in found.values())

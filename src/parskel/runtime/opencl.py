@@ -629,7 +629,9 @@ def _describe(device_id: str, platform: Any, dev: Any) -> DeviceInfo:
 
 def _same_memory(buffer: Buffer, host: np.ndarray, offset: int) -> bool:
     """Whether ``host`` is the part of a host-memory buffer at byte ``offset``."""
-    return buffer.host is not None and host.ctypes.data == buffer.host.ctypes.data + offset
+    if buffer.host is None:
+        return False
+    return (host is buffer.host and offset == 0) or host.ctypes.data == buffer.host.ctypes.data + offset
 
 
 def _writes_reach_host(device: OpenCLDevice) -> bool:

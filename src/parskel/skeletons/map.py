@@ -4,7 +4,7 @@ Zip, MapArray and Generate share (kernel template ``kernels/skeletons/map.cl``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,21 @@ class _Plan:
     flat: Kernel | None  # unchecked whole work-groups, on CPUs
     group: int
     out_dtype: np.dtype | None
+    sizes: dict[tuple[int, ...], _Sizes] = field(default_factory=dict)  # per shape called with
+
+
+# a call's launch arguments: the element count and extents (as kernel scalars), the elements
+# the flat kernel takes (whole work-groups, on CPUs; 0: none) and the other kernel's work-items
+_Sizes = tuple[np.uint32, list[np.uint32], int, int]
+
+
+def _sizes(plan: _Plan, dev: Device, shape: tuple[int, ...], n: int) -> _Sizes:
+    extents = [np.uint32(max(e, 1)) for e in (*shape[1:], 1, 1, 1)[: len(EXTENTS)]]
+    first = 0
+    if plan.flat is not None and n >= max(plan.group, _FLAT_MIN):
+        first = n - n % plan.group
+    items = grid_stride_groups(dev, n - first, plan.group) * plan.group if first < n else 0
+    return np.uint32(n), extents, first, items
 
 
 class Elementwise(Skeleton):
@@ -107,16 +122,16 @@ class Elementwise(Skeleton):
             head.append(result.writable_buffer() if out is not None else result.output_buffer())
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
-        extents = [np.uint32(max(e, 1)) for e in (*shape_like.shape[1:], 1, 1, 1)[: len(EXTENTS)]]
-        first = 0
-        if plan.flat is not None and n >= max(plan.group, _FLAT_MIN):
-            first = n - n % plan.group
-            dev.launch(plan.flat, first, plan.group, *head, np.uint32(n), *extents, *args)
-        if first < n:
-            groups = grid_stride_groups(dev, n - first, plan.group)
-            dev.launch(
-                plan.kernel, groups * plan.group, plan.group, *head, np.uint32(n), *extents, np.uint32(first), *args
-            )
+        sizes = plan.sizes.get(shape_like.shape)
+        if sizes is None:
+            if len(plan.sizes) >= 256:
+                plan.sizes.clear()
+            sizes = plan.sizes[shape_like.shape] = _sizes(plan, dev, shape_like.shape, n)
+        count, extents, first, items = sizes
+        if first and plan.flat is not None:
+            dev.launch(plan.flat, first, plan.group, *head, count, *extents, *args)
+        if items:
+            dev.launch(plan.kernel, items, plan.group, *head, count, *extents, np.uint32(first), *args)
         if result is not None:
             result.mark_device_written()
         mark_written(written)

@@ -16,7 +16,7 @@ import numpy as np
 from ..containers.vector import Vector
 from ..runtime import Device
 from ..runtime import device as select_device
-from .map import Map
+from .map import EXTENTS, Map
 from .reduce import Reduce
 
 
@@ -41,10 +41,10 @@ def measure(dev: Device, size: int = 16, repeats: int = 2000) -> dict[str, float
     square(v, out=out)
     kernel = next(iter(square._plans.values())).kernel
     src, dst = v.to_device(), out.to_device()
+    # the Map kernel's arguments: input, output, count, the extents of the other axes, first index
+    sizes = (np.uint32(size), *[np.uint32(1)] * len(EXTENTS), np.uint32(0))
     return {
-        "bare kernel launch": _median_us(
-            dev, lambda: dev.launch(kernel, 256, 256, src, dst, np.uint32(size), np.uint32(1)), repeats
-        ),
+        "bare kernel launch": _median_us(dev, lambda: dev.launch(kernel, 256, 256, src, dst, *sizes), repeats),
         "Map(v, out=w)": _median_us(dev, lambda: square(v, out=out), repeats),
         "Map(v) (new Vector)": _median_us(dev, lambda: square(v), repeats),
         "Reduce(v) to a host scalar": _median_us(dev, lambda: total(v), repeats),
