@@ -11,6 +11,7 @@ import collections
 import contextlib
 import os
 import re
+import time
 import warnings
 import weakref
 from collections.abc import Iterator, Sequence
@@ -93,6 +94,15 @@ class OpenCLKernel(Kernel):
         self.local_mem_bytes = int(handle.get_work_group_info(info.LOCAL_MEM_SIZE, device._cl))
         self._small_launches = 0
         self._inline: Any = None  # this kernel on the device's inline queue: not yet looked for
+        self.inline_bytes = _INLINE_BYTES  # the most bytes of buffers of its launches there
+        self._inline_groups: set[tuple[int, ...] | None] = set()  # work-group sizes launched there
+
+    def first_inline(self, local_size: tuple[int, ...] | None) -> bool:
+        """Whether this is the first inline launch with work-groups of ``local_size``."""
+        if local_size in self._inline_groups:
+            return False
+        self._inline_groups.add(local_size)
+        return True
 
     def inline_handle(self) -> Any:
         """This kernel for the device's inline queue (see :class:`OpenCLDevice`), or None: it is
@@ -431,8 +441,11 @@ class OpenCLDevice(Device):
         assert isinstance(kernel, OpenCLKernel)
         gsize, lsize = kernel.geometry(global_size, local_size, self.info)
         handle: Any = None
-        if self._inline_cl is not None and not self._busy and self._active is None and _small(gsize, args):
-            handle = kernel.inline_handle()
+        nbytes = -1
+        if self._inline_cl is not None and not self._busy and self._active is None:
+            nbytes = _small(gsize, args, kernel.inline_bytes)
+            if nbytes >= 0:
+                handle = kernel.inline_handle()
         inline = handle is not None
         if not inline:
             handle = kernel.handle
@@ -457,7 +470,15 @@ class OpenCLDevice(Device):
                     )
             if 0 in gsize:
                 return self._event("kernel", kernel.name, None)
-            ev = cl.enqueue_nd_range_kernel(self._inline_commands() if inline else self.queue, handle, gsize, lsize)
+            if inline:  # it runs now, in this thread: a kernel found slow there goes inline less
+                start = time.perf_counter()
+                ev = cl.enqueue_nd_range_kernel(self._inline_commands(), handle, gsize, lsize)
+                seconds = time.perf_counter() - start
+                # PoCL compiles a kernel for each work-group size at its first launch: not timed
+                if seconds > _INLINE_SECONDS and not kernel.first_inline(lsize):
+                    kernel.inline_bytes = nbytes // 2
+            else:
+                ev = cl.enqueue_nd_range_kernel(self.queue, handle, gsize, lsize)
         except cl.Error as exc:
             raise _translate(self, exc, kernel.name) from None
         self._hold(ev, args)
@@ -671,23 +692,27 @@ def _contiguous(host: np.ndarray) -> np.ndarray:
 
 
 _INLINE_AFTER = 4  # small launches of a kernel before it is built for the inline queue too
-_INLINE_ITEMS = 1 << 14  # the most work-items of a launch on the inline queue
-_INLINE_BYTES = 1 << 15  # the most bytes of buffers it may be given
+_INLINE_ITEMS = 1 << 17  # the most work-items of a launch on the inline queue
+_INLINE_BYTES = 1 << 20  # the most bytes of buffers it may be given, at first
+# an inline launch that takes longer than this halves the bytes its kernel may take there: on
+# the worker threads it would have paid their start (30 to 50 us) and run on every core
+_INLINE_SECONDS = 100e-6
 
 
-def _small(gsize: tuple[int, ...], args: Sequence[Any]) -> bool:
-    """Whether a launch is small enough for the inline queue: few work-items over little data,
-    so running it in one thread costs less than handing it to the worker threads."""
+def _small(gsize: tuple[int, ...], args: Sequence[Any], most: int) -> int:
+    """The bytes of a launch's buffers if it is small enough for the inline queue (few
+    work-items, at most ``most`` bytes: running it in one thread then costs less than handing
+    it to the worker threads), else -1."""
     items = 1
     for g in gsize:
         items *= g
     if items > _INLINE_ITEMS:
-        return False
+        return -1
     nbytes = 0
     for arg in args:
         if isinstance(arg, Buffer):
             nbytes += arg.nbytes
-    return nbytes <= _INLINE_BYTES
+    return nbytes if nbytes <= most else -1
 
 
 def _set_scalar(handle: Any, index: int, value: np.generic) -> None:
