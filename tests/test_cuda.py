@@ -480,3 +480,38 @@ def test_an_array_of_the_second_gpu_is_sorted_and_scanned_there(rng) -> None:
     for result, want in ((ps.sort(x), np.sort(keys)), (ps.scan(x, inclusive=True), np.cumsum(keys, dtype=np.uint32))):
         assert result.device.id == CUDA[1].index
         np.testing.assert_array_equal(result.get(), want)
+
+
+def test_kernel_parameters_are_each_argument_s_bytes():
+    """A launch's parameter array points at every argument's bytes: buffers' addresses and
+    scalars of every kind (records, complex and half floats included), 8-byte aligned."""
+    import ctypes
+    import types
+
+    from parskel.runtime import cuda
+    from parskel.runtime.base import Buffer
+
+    fake = types.SimpleNamespace(id="fake:0")
+    buffer = Buffer(fake, 16, types.SimpleNamespace(ptr=0xDEADBEEF00))  # type: ignore[arg-type]
+    record = np.zeros(1, [("a", "f4"), ("b", "i2")])[0]
+    record["a"], record["b"] = 2.5, -7
+    args = [
+        buffer,
+        np.uint32(7),
+        np.float32(1.5),
+        np.int64(-3),
+        np.complex64(1 + 2j),
+        np.float16(2),
+        np.bool_(1),
+        record,
+    ]
+    for _ in range(2):  # the second call takes the layout made by the first
+        address, _kept = cuda._parameters(fake, "k", args)  # type: ignore[arg-type]
+        pointers = (ctypes.c_uint64 * len(args)).from_address(address)
+        assert all(p % 8 == pointers[0] % 8 for p in pointers)
+        for pointer, arg in zip(pointers, args):
+            want = (0xDEADBEEF00).to_bytes(8, "little") if isinstance(arg, Buffer) else arg.tobytes()
+            assert ctypes.string_at(pointer, len(want)) == want, arg
+    other = Buffer(types.SimpleNamespace(id="fake:1"), 16, types.SimpleNamespace(ptr=1))  # type: ignore[arg-type]
+    with pytest.raises(LaunchError, match="fake:1"):
+        cuda._parameters(fake, "k", [other])  # type: ignore[arg-type]

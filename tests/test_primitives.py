@@ -90,8 +90,14 @@ def test_histogram(device, a, bins, low, width) -> None:
         np.testing.assert_array_equal(got[0], want[0])
         assert got[0].dtype == np.int64
     if finite.size:
+        try:
+            want_dense = np.histogram(finite, 5, density=True)[0]
+        except ValueError:  # one value at the end of int64's range: NumPy's 5 edges collide, parskel's too
+            with pytest.raises(ArgumentError, match="bins"):
+                ps.histogram(finite, 5, density=True, device=device)
+            return
         dense = ps.histogram(finite, 5, density=True, device=device)[0]
-        np.testing.assert_allclose(dense, np.histogram(finite, 5, density=True)[0], rtol=1e-12)
+        np.testing.assert_allclose(dense, want_dense, rtol=1e-12)
 
 
 def test_histogram_of_many_bins_counts_in_global_memory(device, rng) -> None:

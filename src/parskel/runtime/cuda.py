@@ -609,17 +609,14 @@ def _default_local(gsize: tuple[int, ...], most: int) -> tuple[int, ...]:
     return tuple(local)
 
 
-_ADDRESS = struct.Struct("=Q")
-
-
 def _parameters(device: CUDADevice, kernel: str, args: Sequence[Any]) -> tuple[int, Any]:
     """The address of the launch's parameter array (one pointer per argument, to its bytes),
-    and what must stay alive until the launch call returns."""
+    and what must stay alive until the launch call returns. The bytes of all arguments are
+    packed into one string by a ``struct`` layout made once per sequence of argument types."""
     if not args:
         return 0, None
-    chunks: list[bytes] = []
-    offsets: list[int] = []
-    at = 0
+    kinds: list[np.dtype | None] = []
+    values: list[Any] = []
     for index, arg in enumerate(args):
         if isinstance(arg, Buffer):
             if arg.device is not device:
@@ -627,10 +624,11 @@ def _parameters(device: CUDADevice, kernel: str, args: Sequence[Any]) -> tuple[i
                     f"kernel {kernel}, argument {index}: a buffer of {arg.device.id} "
                     f"cannot be passed to a kernel on {device.id}"
                 )
-            raw = _ADDRESS.pack(int(arg.handle.ptr))
+            kinds.append(None)
+            values.append(int(arg.handle.ptr))
         elif isinstance(arg, np.generic):
-            raw = arg.tobytes()
-            raw += bytes(-len(raw) % 8)
+            kinds.append(arg.dtype)
+            values.append(arg)
         elif isinstance(arg, Local):
             raise LaunchError(
                 f"kernel {kernel}, argument {index}: CUDA kernels take no __local pointer arguments; "
@@ -641,13 +639,46 @@ def _parameters(device: CUDADevice, kernel: str, args: Sequence[Any]) -> tuple[i
                 f"kernel {kernel}, argument {index}: pass a Buffer or a NumPy scalar such as "
                 f"np.int32(...), not {type(arg).__name__} (the scalar's type fixes the C type)"
             )
-        chunks.append(raw)
-        offsets.append(at)
-        at += len(raw)
-    blob = b"".join(chunks)
+    key = tuple(kinds)
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        layout = _LAYOUTS[key] = _layout(key)
+    packer, offsets, raw = layout
+    for k in raw:  # records, vectors and complex numbers go as their bytes
+        values[k] = values[k].tobytes()
+    blob = packer.pack(*values)
     base = ctypes.cast(ctypes.c_char_p(blob), ctypes.c_void_p).value or 0
     pointers = array.array("Q", [base + o for o in offsets])
     return pointers.buffer_info()[0], (blob, pointers)
+
+
+# struct codes of the scalar kinds (NumPy's kind and size); other scalars go as raw bytes
+_CODES = {("u", 1): "B", ("u", 2): "H", ("u", 4): "I", ("u", 8): "Q", ("i", 1): "b", ("i", 2): "h"}
+_CODES.update({("i", 4): "i", ("i", 8): "q", ("f", 2): "e", ("f", 4): "f", ("f", 8): "d", ("b", 1): "?"})
+_LAYOUTS: dict[tuple[Any, ...], tuple[struct.Struct, tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _layout(kinds: tuple[Any, ...]) -> tuple[struct.Struct, tuple[int, ...], tuple[int, ...]]:
+    """The packing of arguments of ``kinds`` (None: a buffer's address; else a scalar's dtype),
+    each at an 8-byte aligned offset: the struct, the offsets, and the arguments packed raw."""
+    fields: list[str] = []
+    offsets: list[int] = []
+    raw: list[int] = []
+    at = 0
+    for index, kind in enumerate(kinds):
+        code: str | None = "Q"
+        size = 8
+        if kind is not None:
+            size = kind.itemsize
+            code = _CODES.get((kind.kind, size)) if kind.names is None else None
+            if code is None:
+                code = f"{size}s"
+                raw.append(index)
+        offsets.append(at)
+        pad = -size % 8
+        fields.append(f"{code}{pad}x" if pad else f"{code}")
+        at += size + pad
+    return struct.Struct("=" + "".join(fields)), tuple(offsets), tuple(raw)
 
 
 class _Active:
