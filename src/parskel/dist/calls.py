@@ -1,5 +1,6 @@
-"""Skeleton calls on distributed containers: the call runs on every part at once (one thread per
-part, each with its device's queue), and the parts' results are combined.
+"""Skeleton calls on distributed containers: the call runs on every part at once (each part on its
+device's queue, enqueued from the calling thread where the part's work only enqueues, else from a
+thread of its own; see :func:`each`), and the parts' results are combined.
 
 - Map, Zip, MapArray, Generate, Gather: each part alone; a user function's ``ps_index`` gets
   the element's index in the whole container (a wrapper adds the part's first index).
