@@ -312,6 +312,8 @@ def test_explain_says_what_it_passed_over_and_what_was_fitted(monkeypatch):
     table = json.loads(json.dumps(registry._preferences()))
     table[device.type]["sort"] = ["local_bitonic"] + [n for n in table[device.type]["sort"] if n != "local_bitonic"]
     monkeypatch.setattr(registry, "_preferences", lambda: table)  # the small-input sort first, as on GPUs
+    monkeypatch.setattr(database, "lookup", lambda *_: None)  # and no tuned entry for the device
+    monkeypatch.setattr(registry, "lookup", lambda *_: None)
     big = explain(targets.find("sort"), device, 1 << 24)
     assert big.variant != "local_bitonic"
     assert any(name == "local_bitonic" and "4096" in why for name, why in big.passed_over)

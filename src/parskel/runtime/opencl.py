@@ -476,7 +476,8 @@ class OpenCLDevice(Device):
                 seconds = time.perf_counter() - start
                 # PoCL compiles a kernel for each work-group size at its first launch: not timed
                 if seconds > _INLINE_SECONDS and not kernel.first_inline(lsize):
-                    kernel.inline_bytes = nbytes // 2
+                    fitting = int(nbytes * _INLINE_SECONDS / seconds)  # what would have taken the limit
+                    kernel.inline_bytes = max(_INLINE_FLOOR, min(kernel.inline_bytes, fitting))
             else:
                 ev = cl.enqueue_nd_range_kernel(self.queue, handle, gsize, lsize)
         except cl.Error as exc:
@@ -694,9 +695,12 @@ def _contiguous(host: np.ndarray) -> np.ndarray:
 _INLINE_AFTER = 4  # small launches of a kernel before it is built for the inline queue too
 _INLINE_ITEMS = 1 << 17  # the most work-items of a launch on the inline queue
 _INLINE_BYTES = 1 << 20  # the most bytes of buffers it may be given, at first
-# an inline launch that takes longer than this halves the bytes its kernel may take there: on
-# the worker threads it would have paid their start (30 to 50 us) and run on every core
+# an inline launch that takes longer than this lowers the bytes its kernel may take there to
+# what would have run in this time (on the worker threads it would have paid their start, 30 to
+# 50 us, and run on every core), but never below the floor: a stall of a busy machine must not
+# send small launches back to the worker threads
 _INLINE_SECONDS = 100e-6
+_INLINE_FLOOR = 1 << 16
 
 
 def _small(gsize: tuple[int, ...], args: Sequence[Any], most: int) -> int:
