@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import parskel as ps
-from parskel.algorithms import onesweep
-from parskel.errors import LaunchError
+from parskel.algorithms import onesweep, scans
+from parskel.errors import LaunchError, VariantError
 from parskel.runtime import traits
 from test_scan import assert_scan, sample, skip_without_fp64
 from test_sort import DISTRIBUTIONS, extreme_keys, random_keys
@@ -50,6 +50,30 @@ def test_scan_tile_shapes(device, rng, params):
         except LaunchError as exc:  # the kernel needs more registers than such a group has
             pytest.skip(str(exc))
         assert_scan(got, x, True)
+
+
+@pytest.mark.parametrize("dtype", SCAN_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("params", [{"WG": 64, "ITEMS": 16}, {"WG": 128, "ITEMS": 3}, {"WG": 64, "ITEMS": 1}])
+def test_scan_through_local_memory(device, rng, spins, dtype, params):
+    """STAGE=1: tiles read and written through local memory, in-place scans of device buffers
+    included, at sizes around the tiles' edges."""
+    skip_without_fp64(device, dtype)
+    tile = params["WG"] * params["ITEMS"]
+    for n, inclusive in [(1, True), (tile - 1, False), (tile, True), (tile * 9 + 1, False), (70_001, True)]:
+        x = sample(rng, dtype, n)
+        got = ps.scan(x, inclusive=inclusive, variant="single_pass", device=device, STAGE=1, progress=2, **params)
+        assert_scan(got, x, inclusive)
+    x = sample(rng, dtype, 50_000)
+    buffer = device.to_device(x)
+    scans.scan_buffer(device, buffer, buffer, x.size, dtype, inclusive=True, variant="single_pass", STAGE=1, **params)
+    got = np.empty_like(x)
+    device.download(buffer, got)
+    assert_scan(got, x, True)
+
+
+def test_a_staged_tile_larger_than_local_memory_is_refused(device):
+    with pytest.raises(VariantError, match="STAGE"):
+        ps.scan(np.ones(10, np.int32), variant="single_pass", device=device, STAGE=1, WG=1024, ITEMS=32)
 
 
 def stable_order(keys: np.ndarray) -> np.ndarray:

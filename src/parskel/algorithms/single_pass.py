@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import VariantError
 from ..runtime import Buffer, Device, c_type
 from ..runtime.traits import aligned, lookback_defines, with_warp_ops
 from .registry import Param, Requirement, Variant, register
@@ -33,6 +34,18 @@ def items_for(dtype: np.dtype, items: int) -> int:
     return items or max(ITEM_BYTES // dtype.itemsize, 1)
 
 
+def stage_bytes(wg: int, items: int, itemsize: int) -> int:
+    """Local memory a work-group stages its tile in with STAGE=1 (a word of padding per 32)."""
+    tile = wg * items
+    return (tile + tile // 32 + 1) * itemsize
+
+
+def _staged_fits(device: Device, p: dict[str, int]) -> bool:
+    itemsize = p.get("itemsize", 4)
+    items = items_for(np.dtype(f"u{itemsize}"), p["ITEMS"])
+    return stage_bytes(p["WG"], items, itemsize) <= min(device.info.local_mem_bytes, 48 << 10)
+
+
 def vector_width(dtype: np.dtype, items: int, *buffers: Buffer) -> int:
     """Elements per load: 16 bytes where ``items`` and every buffer allow it, else 1."""
     width = max(16 // dtype.itemsize, 1)
@@ -52,17 +65,24 @@ def enqueue(
     WG: int = 256,
     ITEMS: int = 0,
     progress: int = 0,
+    STAGE: int = 0,
 ) -> None:
     """Enqueue the single-pass scan of ``n`` elements of ``src`` into ``dst`` (may be ``src``)."""
     items = items_for(kt, ITEMS)
     tile = WG * items
     tiles = -(-n // tile)
+    if STAGE and stage_bytes(WG, items, kt.itemsize) > device.info.local_mem_bytes:
+        raise VariantError(
+            f"scan/single_pass with STAGE=1 stages {stage_bytes(WG, items, kt.itemsize)} bytes of local "
+            f"memory per work-group (WG={WG}, ITEMS={items}); {device.id} has {device.info.local_mem_bytes}"
+        )
     defines: dict[str, int | str] = {
         "T": c_type(kt, device),
         "WG": WG,
         "ITEMS": items,
         "VEC": vector_width(kt, items, src, dst),
         "INCLUSIVE": int(inclusive),
+        "STAGE": STAGE,
         **lookback_defines(device, progress),
     }
     program = with_warp_ops(device, lambda warp: device.program("scan/single_pass.cl", {**defines, **warp}))
@@ -88,10 +108,21 @@ register(
             Param("WG", 256, (64, 128, 256, 512, 1024), "work-group size (work-items)"),
             Param("ITEMS", 0, (0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32), "elements per work-item (0: 64 bytes' worth)"),
             PROGRESS,
+            Param("STAGE", 0, (0, 1), "1: tiles read and written through local memory in whole lines"),
         ),
         requires=(
             Requirement(
                 "work-group size WG <= the device's maximum", lambda dev, p: p["WG"] <= dev.info.max_work_group_size
+            ),
+            Requirement(
+                "with STAGE=1, the staged tile fits the device's local memory (48 KiB at most on CUDA)",
+                lambda dev, p: (
+                    not p.get("STAGE")
+                    or stage_bytes(
+                        p["WG"], items_for(np.dtype(f"u{p.get('itemsize', 4)}"), p["ITEMS"]), p.get("itemsize", 4)
+                    )
+                    <= min(dev.info.local_mem_bytes, 48 << 10)
+                ),
             ),
         ),
     )

@@ -46,6 +46,9 @@
 #ifndef SPINS
 #define SPINS 64
 #endif
+#ifndef STAGE
+#define STAGE 0
+#endif
 #if ITEMS % VEC != 0
 #error "ITEMS must be a multiple of VEC"
 #endif
@@ -111,6 +114,50 @@ PS_INLINE void sp_store(__global SP_T *out, uint first, uint n, SP_T *x)
         for (uint k = 0; k < ITEMS; ++k)
             if (first + k < n)
                 out[first + k] = x[k];
+    }
+}
+
+/* STAGE 1: a tile goes through local memory on its way in and out, so that global memory is
+ * read and written in whole lines (work-item i takes elements i, i + WG, i + 2 WG, ...) while
+ * each work-item still scans ITEMS consecutive elements; one word of padding every 32 keeps a
+ * work-item's reads of its own elements on distinct banks. */
+#define SP_PAD(i) ((i) + (i) / 32)
+#if STAGE
+#define SP_STAGE_SIZE (SP_PAD(SP_TILE) + 1)
+#else
+#define SP_STAGE_SIZE 1
+#endif
+
+/* The tile's elements from `base` (those at or past n read as the identity) into x, staged. */
+PS_INLINE void sp_load_staged(__global const SP_T *in, uint base, uint n, SP_T identity, SP_T *x,
+                              PS_LOCAL_PARAM SP_T *stage)
+{
+    uint lid = get_local_id(0);
+#pragma unroll
+    for (uint k = 0; k < ITEMS; ++k) {
+        uint i = k * WG + lid;
+        stage[SP_PAD(i)] = base + i < n ? in[base + i] : identity;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint k = 0; k < ITEMS; ++k)
+        x[k] = stage[SP_PAD(lid * ITEMS + k)];
+}
+
+/* x, every work-item's ITEMS elements, to the tile at `base` (those below n), staged. */
+PS_INLINE void sp_store_staged(__global SP_T *out, uint base, uint n, SP_T *x, PS_LOCAL_PARAM SP_T *stage)
+{
+    uint lid = get_local_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has taken its elements from the stage */
+#pragma unroll
+    for (uint k = 0; k < ITEMS; ++k)
+        stage[SP_PAD(lid * ITEMS + k)] = x[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint k = 0; k < ITEMS; ++k) {
+        uint i = k * WG + lid;
+        if (base + i < n)
+            out[base + i] = stage[SP_PAD(i)];
     }
 }
 
@@ -217,7 +264,7 @@ PS_INLINE SP_T sp_look_back(uint tile, __global const SP_T *in, uint n, volatile
 PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __global uint *state,
                             __global SP_T *values, uint n, uint tiles, SP_T identity,
                             PS_LOCAL_PARAM SP_T *scratch, PS_LOCAL_PARAM SP_T *wv, PS_LOCAL_PARAM uint *wf,
-                            PS_LOCAL_PARAM int *ctl SP_EXTRA_PARAMS)
+                            PS_LOCAL_PARAM int *ctl, PS_LOCAL_PARAM SP_T *stage SP_EXTRA_PARAMS)
 {
     uint lid = get_local_id(0);
     if (lid == 0)
@@ -225,9 +272,13 @@ PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __globa
     barrier(CLK_LOCAL_MEM_FENCE);
     uint tile = (uint)ctl[2];
     volatile __global uint *flags = state + 1;
-    uint first = tile * SP_TILE + lid * ITEMS;
     SP_T x[ITEMS];
+#if STAGE
+    sp_load_staged(in, tile * SP_TILE, n, identity, x, stage);
+#else
+    uint first = tile * SP_TILE + lid * ITEMS;
     sp_load(in, first, n, identity, x);
+#endif
     SP_T mine = x[0];
 #pragma unroll
     for (uint k = 1; k < ITEMS; ++k)
@@ -265,14 +316,19 @@ PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __globa
         run = SP_OP(run, v);
 #endif
     }
+#if STAGE
+    sp_store_staged(out, tile * SP_TILE, n, x, stage);
+#else
     sp_store(out, first, n, x);
+#endif
 }
 
 #define SP_LOCALS                                  \
     __local SP_T sp_scratch[PS_GROUP_SCRATCH];     \
     __local SP_T sp_wv[SP_WINDOW + 1];             \
     __local uint sp_wf[SP_WINDOW];                 \
-    __local int sp_ctl[4];
-#define SP_LOCAL_ARGS sp_scratch, sp_wv, sp_wf, sp_ctl
+    __local int sp_ctl[4];                         \
+    __local SP_T sp_stage[SP_STAGE_SIZE];
+#define SP_LOCAL_ARGS sp_scratch, sp_wv, sp_wf, sp_ctl, sp_stage
 
 #endif
