@@ -316,3 +316,28 @@ def test_skeleton_overhead_tool_measures_every_call(device):
     found = measure(device, size=16, repeats=3)
     assert set(found) == {"bare kernel launch", "Map(v, out=w)", "Map(v) (new Vector)", "Reduce(v) to a host scalar"}
     assert all(us > 0 for us in found.values())
+
+
+BINS = ps.struct("bins16", [(f"b{k}", np.uint32) for k in range(16)])
+
+
+def test_a_scan_of_large_records_takes_groups_its_local_memory_holds(device, monkeypatch):
+    """Each work-item's slot of the group's local arrays holds a record of 16 words: where the
+    device's local memory cannot hold them for the largest group, the group is halved. (A CPU
+    device is described as a GPU here, so that the scan takes its GPU form, the one with local
+    arrays.)"""
+    import dataclasses
+
+    small = dataclasses.replace(device.info, local_mem_bytes=16 << 10, type="gpu")
+    monkeypatch.setattr(device, "info", small)
+    sums = " ".join(f"a.b{k} += b.b{k};" for k in range(16))
+    add = ps.Scan(f"bins16 add(bins16 a, bins16 b) {{ {sums} return a; }}", identity=np.zeros((), BINS))
+    x = np.zeros(3000, BINS)
+    for k in range(16):
+        x[f"b{k}"] = np.arange(3000, dtype=np.uint32) * (k + 1) % 7
+    result, total = add(ps.Vector(x, device=device))
+    got = result.numpy()
+    for k in range(16):
+        want = np.concatenate([[0], np.cumsum(x[f"b{k}"], dtype=np.uint32)[:-1]])
+        np.testing.assert_array_equal(got[f"b{k}"], want)
+        assert total[f"b{k}"] == x[f"b{k}"].sum(dtype=np.uint32)

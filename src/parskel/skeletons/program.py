@@ -87,16 +87,24 @@ def build_grouped(
 
     ``build_at(L)`` builds for groups of ``L``: the largest power of two <= ``most`` (by default
     the first kernel's tuned ceiling) the device allows, halved while a kernel cannot run that
-    many work-items (too many registers).
+    many work-items (too many registers) or its local arrays do not fit the device's local
+    memory (large elements: a record of many fields in every work-item's slot).
     """
     most = tuned_group(device, kernels[0]) if most is None else most
     size = round_down_to_power_of_two(min(most, device.info.max_work_group_size))
     while True:
-        program = build_at(size)
+        try:
+            program = build_at(size)
+        except BuildError as exc:  # CUDA: the local arrays exceed the static shared memory
+            if size == 1 or "shared data" not in f"{exc} {exc.log}":
+                raise
+            size //= 2
+            continue
         fits = min(program.kernel(name).max_work_group_size for name in kernels)
-        if fits >= size or size == 1:
+        local = max(program.kernel(name).local_mem_bytes for name in kernels)
+        if (fits >= size and local <= device.info.local_mem_bytes) or size == 1:
             return program, size
-        size = round_down_to_power_of_two(fits)
+        size = round_down_to_power_of_two(fits) if fits < size else size // 2
 
 
 def build_warped(device: Device, build_glued: Callable[[str], Program], glue: str) -> Program:
