@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import VariantError
-from ..runtime import Buffer, Device, c_type
+from ..runtime import Buffer, Device, Kernel, c_type
 from ..runtime.traits import aligned, lookback_defines, with_warp_ops
 from .registry import Param, Requirement, Variant, register
 from .scans import add_enqueue, host_run
@@ -85,12 +85,20 @@ def enqueue(
         "STAGE": STAGE,
         **lookback_defines(device, progress),
     }
-    program = with_warp_ops(device, lambda warp: device.program("scan/single_pass.cl", {**defines, **warp}))
-    kernel = program.kernel("single_pass_scan")
+    kernel = _kernel(device, defines)
+    while kernel.max_work_group_size < WG and WG > 64:  # a compiler that needs more registers
+        WG //= 2  # than groups of WG have (a tuned WG is for another compiler): smaller tiles
+        tiles = -(-n // (WG * items))
+        kernel = _kernel(device, {**defines, "WG": WG})
     state = device.alloc((tiles + 1) * 4)
     device.fill(state, np.uint32(0))
     values = device.alloc(2 * tiles * kt.itemsize)
     device.launch(kernel, tiles * WG, WG, src, dst, state, values, np.uint32(n), np.uint32(tiles))
+
+
+def _kernel(device: Device, defines: dict[str, int | str]) -> Kernel:
+    program = with_warp_ops(device, lambda warp: device.program("scan/single_pass.cl", {**defines, **warp}))
+    return program.kernel("single_pass_scan")
 
 
 _NAME = "single_pass"
