@@ -30,11 +30,14 @@ def assert_product(out: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
         np.testing.assert_array_equal(out, want)
         return
     # within the rounding of a length-k sum, of the products' magnitudes (the exact product in
-    # float64 or complex128: NumPy's float16 rounds every step, parskel's only the result)
+    # float64 or complex128: NumPy's float16 rounds every step, parskel's only the result), and
+    # where results are subnormal, of the spacing there: a subnormal per step
     exact = np.complex128 if want.dtype.kind == "c" else np.float64
-    k = a.shape[-1]
-    bound = 2 * max(k, 1) * np.finfo(want.dtype).eps * np.matmul(np.abs(a.astype(exact)), np.abs(b.astype(exact)))
-    assert np.all(np.abs(out - np.matmul(a.astype(exact), b.astype(exact))) <= bound + 1e-30)
+    k = max(a.shape[-1], 1)
+    info = np.finfo(want.dtype)
+    bound = 2 * k * info.eps * np.matmul(np.abs(a.astype(exact)), np.abs(b.astype(exact)))
+    spacing = 2 * k * float(info.smallest_subnormal)
+    assert np.all(np.abs(out - np.matmul(a.astype(exact), b.astype(exact))) <= bound + spacing)
 
 
 @st.composite
