@@ -514,11 +514,7 @@ def _scan(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict
         return sk.enqueue(a._parts[k], tuple(more.part(k)))
 
     enqueued = each(dist, work, waits=False)  # the parts run at once; then their totals are read
-    scanned: dict[int, tuple[Any, Any]] = {}
-    for k, (result, buffer, offset) in enqueued.items():
-        host = np.empty(1, dtype=sk.dtype)
-        result.device.download(buffer, host, offset=offset)
-        scanned[k] = (result, host[0])
+    scanned = {k: (result, sk.total(result.device, buffer, offset)) for k, (result, buffer, offset) in enqueued.items()}
     more.done()
     parts = {k: result for k, (result, _) in scanned.items()}
     if dist.kind in ("copy", "single"):

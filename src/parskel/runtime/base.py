@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import BackendUnavailableError, DeviceMemoryError
 from .geometry import Geometry, Size, check_launch
+from .memo import remembered
 from .sources import Defines, Source
 from .timing import Event, Recorder
 
@@ -117,32 +118,23 @@ class Kernel(ABC):
         """The largest work-group this kernel can run with on its device."""
 
     def __init__(self) -> None:
-        self._geometries: dict[tuple[Size, Size | None], Geometry] = {}
+        self._geometries: dict[Hashable, Geometry] = {}
 
     def geometry(self, global_size: Size, local_size: Size | None, info: DeviceInfo) -> Geometry:
         """The checked launch sizes for ``global_size`` and ``local_size`` on the device
         described by ``info`` (see :func:`check_launch`), remembered per pair of sizes: a kernel
         launched in a loop is checked once."""
-        key = (global_size, local_size)
-        try:
-            return self._geometries[key]
-        except (KeyError, TypeError):  # not yet seen, or sizes given as lists
-            pass
-        found = check_launch(
-            global_size,
-            local_size,
-            max_work_group_size=min(self.max_work_group_size, info.max_work_group_size),
-            max_work_item_sizes=info.max_work_item_sizes,
-            kernel_name=self.name,
+        return remembered(
+            self._geometries,
+            (global_size, local_size),
+            lambda: check_launch(
+                global_size,
+                local_size,
+                max_work_group_size=min(self.max_work_group_size, info.max_work_group_size),
+                max_work_item_sizes=info.max_work_item_sizes,
+                kernel_name=self.name,
+            ),
         )
-        if not isinstance(global_size, list) and not isinstance(local_size, list):
-            if len(self._geometries) >= _GEOMETRIES:
-                self._geometries.clear()
-            self._geometries[key] = found
-        return found
-
-
-_GEOMETRIES = 512  # launch sizes remembered per kernel
 
 
 class Program(ABC):

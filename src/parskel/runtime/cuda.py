@@ -23,7 +23,7 @@ import dataclasses
 import math
 import re
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,7 @@ from .base import (
     shape2d,
 )
 from .geometry import Size
+from .memo import remembered
 from .sources import Defines, Source, define_lines, define_options, read_kernel_file
 from .timing import Event, EventKind
 
@@ -137,10 +138,13 @@ class CUDAMarker(Marker):
         self.event.synchronize()
 
 
+Grid = tuple[tuple[int, int, int], tuple[int, int, int]]  # a launch's grid and block, in three dimensions
+
+
 class CUDAKernel(Kernel):
     def __init__(self, raw: Any, name: str) -> None:
         super().__init__()
-        self._grids: dict[Any, tuple[tuple[int, int, int], tuple[int, int, int]] | None] = {}
+        self._grids: dict[Hashable, Grid | None] = {}
         self.name = name
         self.pointer = int(raw.kernel.ptr)  # the CUfunction
         self._max_wg = int(raw.max_threads_per_block)
@@ -150,16 +154,12 @@ class CUDAKernel(Kernel):
     def max_work_group_size(self) -> int:
         return self._max_wg
 
-    def grid(
-        self, global_size: Size, local_size: Size | None, info: DeviceInfo
-    ) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+    def grid(self, global_size: Size, local_size: Size | None, info: DeviceInfo) -> Grid | None:
         """The grid and block of a launch (None for an empty one), checked and remembered per
         pair of sizes like :meth:`geometry`."""
-        key = (global_size, local_size)
-        try:
-            return self._grids[key]
-        except (KeyError, TypeError):
-            pass
+        return remembered(self._grids, (global_size, local_size), lambda: self._grid(global_size, local_size, info))
+
+    def _grid(self, global_size: Size, local_size: Size | None, info: DeviceInfo) -> Grid | None:
         gsize, lsize = self.geometry(global_size, local_size, info)
         if lsize is None:
             lsize = _default_local(gsize, min(self._max_wg, 256))
@@ -168,14 +168,11 @@ class CUDAKernel(Kernel):
                 f"kernel {self.name} needs {self.local_mem_bytes} bytes of local memory per "
                 f"work-group; {info.id} has {info.local_mem_bytes}"
             )
-        found = None
-        if 0 not in gsize:
-            grid = [g // loc for g, loc in zip(gsize, lsize)] + [1] * (3 - len(gsize))
-            block = list(lsize) + [1] * (3 - len(lsize))
-            found = (grid[0], grid[1], grid[2]), (block[0], block[1], block[2])
-        if not isinstance(global_size, list) and not isinstance(local_size, list):
-            self._grids[key] = found
-        return found
+        if 0 in gsize:
+            return None
+        grid = [g // loc for g, loc in zip(gsize, lsize)] + [1] * (3 - len(gsize))
+        block = list(lsize) + [1] * (3 - len(lsize))
+        return (grid[0], grid[1], grid[2]), (block[0], block[1], block[2])
 
 
 class CUDAProgram(Program):

@@ -191,9 +191,7 @@ class OpenCLDevice(Device):
         """The queue commands go to now: the active stream's (see :meth:`Device.on`) or the device's own."""
         if self._active is not None:
             return self._active.handle
-        if self._inline_used:  # PoCL's inline driver has run them already; a driver may not
-            self._inline_used = False
-            self._inline_queue.finish()
+        self._settle_inline()
         self._busy = True
         return self._main_queue()
 
@@ -315,12 +313,11 @@ class OpenCLDevice(Device):
             return self._event("download", "download", None)
         with _translated(self):
             if _same_memory(buffer, out, offset):  # the kernels wrote into it: only wait for them
-                if wait:  # the queue is in order: what was enqueued before is all there is to wait for
+                if wait:  # the queues are in order: what was enqueued before is all there is to wait for
                     if self._active is not None:
                         self._active.handle.finish()
-                    elif self._busy:
-                        self._main_queue().finish()
-                        self._busy = False
+                    else:
+                        self._settle()
                     ev = None
                 else:
                     ev = cl.enqueue_marker(self._copy_queue())
@@ -442,7 +439,7 @@ class OpenCLDevice(Device):
         gsize, lsize = kernel.geometry(global_size, local_size, self.info)
         handle: Any = None
         nbytes = -1
-        if self._inline_cl is not None and not self._busy and self._active is None:
+        if self._inline_idle():
             nbytes = _small(gsize, args, kernel.inline_bytes)
             if nbytes >= 0:
                 handle = kernel.inline_handle()
@@ -488,9 +485,19 @@ class OpenCLDevice(Device):
     def _copy_queue(self) -> Any:
         """The queue for a copy or fill: the inline one while nothing is pending on the main
         queue (a copy runs in one thread either way), else the queue commands go to now."""
-        if self._inline_cl is not None and not self._busy and self._active is None:
-            return self._inline_commands()
-        return self.queue
+        return self._inline_commands() if self._inline_idle() else self.queue
+
+    def _inline_idle(self) -> bool:
+        """Whether a command may go to the inline queue: the device has one, commands go to its
+        own queues (no stream is active) and nothing is pending on the main queue."""
+        return self._inline_cl is not None and not self._busy and self._active is None
+
+    def _settle_inline(self) -> None:
+        """Wait for the commands of the inline queue (PoCL's inline driver has run them when
+        they were enqueued; a driver may not)."""
+        if self._inline_used:
+            self._inline_used = False
+            self._inline_queue.finish()
 
     def _inline_commands(self) -> Any:
         """The inline queue, noted as used: the main queue's next command waits for it."""
@@ -513,15 +520,21 @@ class OpenCLDevice(Device):
             self._held.append((event, arrays))
 
     def finish(self) -> None:
-        if self._busy or self._streams:
-            try:
-                self._main_queue().finish()
-                for queue in self._streams:
-                    queue.finish()
-            except cl.Error as exc:
-                raise _translate(self, exc) from None
-            self._busy = False
+        try:
+            self._settle()
+            for queue in self._streams:
+                queue.finish()
+        except cl.Error as exc:
+            raise _translate(self, exc) from None
         self._held.clear()
+
+    def _settle(self) -> None:
+        """Wait for the device's own queues: the inline one, and the main one if it may hold
+        commands."""
+        self._settle_inline()
+        if self._busy:
+            self._main_queue().finish()
+            self._busy = False
 
 
 # PoCL's drivers, named for POCL_DEVICES, that parskel asks for unless the user named them: the

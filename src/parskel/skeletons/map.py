@@ -3,7 +3,7 @@ Zip, MapArray and Generate share (kernel template ``kernels/skeletons/map.cl``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +13,7 @@ from ..containers.base import Container
 from ..containers.structs import element_c_type, stored_c_type
 from ..errors import ShapeError
 from ..runtime import Device, Kernel
+from ..runtime.memo import remembered
 from ..runtime.traits import grid_stride_groups
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
@@ -47,7 +48,7 @@ class _Plan:
     flat: Kernel | None  # unchecked whole work-groups, on CPUs
     group: int
     out_dtype: np.dtype | None
-    sizes: dict[tuple[int, ...], _Sizes] = field(default_factory=dict)  # per shape called with
+    sizes: dict[Hashable, _Sizes] = field(default_factory=dict)  # per shape called with
 
 
 # a call's launch arguments: the element count and extents (as kernel scalars), the elements
@@ -122,12 +123,8 @@ class Elementwise(Skeleton):
             head.append(result.writable_buffer() if out is not None else result.output_buffer())
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
-        sizes = plan.sizes.get(shape_like.shape)
-        if sizes is None:
-            if len(plan.sizes) >= 256:
-                plan.sizes.clear()
-            sizes = plan.sizes[shape_like.shape] = _sizes(plan, dev, shape_like.shape, n)
-        count, extents, first, items = sizes
+        shape = shape_like.shape
+        count, extents, first, items = remembered(plan.sizes, shape, lambda: _sizes(plan, dev, shape, n))
         if first and plan.flat is not None:
             dev.launch(plan.flat, first, plan.group, *head, count, *extents, *args)
         if items:

@@ -95,9 +95,13 @@ class Scan(Skeleton):
 
             return scan(self, a, extra, out)
         result, total, offset = self.enqueue(a, extra, out)
+        return result, self.total(result.device, total, offset)
+
+    def total(self, device: Device, buffer: Buffer, offset: int) -> Any:
+        """The total that :meth:`enqueue` left at byte ``offset`` of ``buffer``, read (waits)."""
         host = np.empty(1, dtype=self.dtype)
-        result.device.download(total, host, offset=offset)
-        return result, host[0]
+        device.download(buffer, host, offset=offset)
+        return host[0]
 
     def enqueue(self, a: Container, extra: tuple[Any, ...] = (), out: Any = None) -> tuple[Container, Buffer, int]:
         """The scan of a container, enqueued: the result, and the buffer and byte offset of the
