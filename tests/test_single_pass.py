@@ -8,6 +8,8 @@ shared tests (test_scan.py, test_sort.py) run the defaults over every size and d
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -126,3 +128,26 @@ def test_onesweep_tile_shapes(device, rng, params):
         order = stable_order(keys)
         np.testing.assert_array_equal(out_keys, keys[order])
         np.testing.assert_array_equal(out_values, values[order])
+
+
+def test_onesweep_pairs_take_the_tallest_tile_that_fits(device, rng, monkeypatch):
+    """A tile tuned for keys alone is lowered, for a sort with values, to the tallest
+    keys_per_item whose keys and values fit the device's local memory (not merely halved):
+    here there is room for a tile of 256 x 20 keys but not for its values."""
+    ranks = device.backend != "cuda"
+    room = onesweep._local_bytes(256, 20, False, ranks)
+    monkeypatch.setattr(device, "info", dataclasses.replace(device.info, local_mem_bytes=room))
+    built = []
+    program = device.program
+    monkeypatch.setattr(device, "program", lambda path, defines=None: built.append(defines) or program(path, defines))
+    keys = random_keys(rng, np.uint32, 30_011)
+    values = np.arange(keys.size, dtype=np.uint32)
+    out_keys, out_values = ps.sort(keys, values, variant="onesweep", device=device, work_group=256, keys_per_item=20)
+    order = stable_order(keys)
+    np.testing.assert_array_equal(out_keys, keys[order])
+    np.testing.assert_array_equal(out_values, values[order])
+    (height,) = [d["ITEMS"] for d in built]
+    taller = [k for k in onesweep.KEYS_PER_ITEM if height < k < 20]
+    assert height < 20 and onesweep._local_bytes(256, height, True, ranks) <= room
+    assert all(onesweep._local_bytes(256, k, True, ranks) > room for k in taller)
+    assert height > 20 // 2

@@ -255,3 +255,12 @@ def test_bad_input(device) -> None:
         ps.sort(keys, variant="radix", device=device, tile=4)
     with pytest.raises(VariantError, match="not one of"):
         ps.sort(keys, variant="radix_local_vec", device=device, keys_per_item=24)
+
+
+def test_bitonic_fits_a_tuned_work_group_to_the_kernel(device, rng, monkeypatch) -> None:
+    """A work-group tuned elsewhere (1024 through CUDA) that the built kernel cannot run (256
+    on NVIDIA's OpenCL) is narrowed: here the kernel is made to report 64."""
+    kernel = device.program("sort/bitonic.cl").kernel("bitonic_step")
+    monkeypatch.setattr(type(kernel), "max_work_group_size", property(lambda self: 64))
+    keys = rng.integers(0, 1000, 3000, dtype=np.uint32)
+    np.testing.assert_array_equal(ps.sort(keys, variant="bitonic", work_group=256, device=device), np.sort(keys))

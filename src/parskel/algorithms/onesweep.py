@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..runtime import Buffer, Device
-from ..runtime.traits import lookback_defines, with_warp_ops
+from ..runtime.traits import groups_per_unit, lookback_defines, with_warp_ops
 from .keys import KEY_KINDS, check_keys
 from .registry import Param, Requirement, Variant, register
 from .single_pass import PROGRESS
@@ -25,20 +25,28 @@ from .sorts import add_buffer_sort
 
 RADIX = 256
 PASSES = 4
+#: The tile heights a pass is built for (keys per work-item).
+KEYS_PER_ITEM = (4, 8, 12, 15, 16, 20, 24, 32)
 #: Status words pack a 2-bit flag with a 30-bit count; from this many keys on they are 64-bit.
 WIDE_FROM = 1 << 30
-#: Work-groups of the histogram launch per compute unit: enough to fill the device, few enough
-#: that their global atomics stay cheap.
-HISTOGRAM_GROUPS_PER_UNIT = 2
 
 Result = Any  # an array, or a (keys, values) pair of arrays
 
 
-def _local_bytes(work_group: int, keys_per_item: int) -> int:
-    """Local memory of a pass with values, for the largest layout (one counter row per 32 lanes)."""
+def _local_bytes(work_group: int, keys_per_item: int, values: bool, ranks: bool) -> int:
+    """Local memory of a pass (one counter row per 32 lanes, the most there are): a tile of
+    keys, of ``values`` if the sort has them, and of ``ranks`` where the device ranks without
+    warp operations (16-bit)."""
     tile = work_group * keys_per_item
     scratch = work_group + work_group // 4 + 34
-    return 4 * ((work_group // 32) * RADIX + 2 * tile + 3 * RADIX + scratch + 3) + 2 * tile
+    return 4 * ((work_group // 32) * RADIX + (1 + values) * tile + 3 * RADIX + scratch + 3) + 2 * tile * ranks
+
+
+def _fits(device: Device, work_group: int, keys_per_item: int, values: bool) -> bool:
+    """Whether a pass's local arrays fit in ``device``'s local memory (CUDA ranks by warp
+    operations; an OpenCL device may not)."""
+    ranks = device.backend != "cuda"
+    return _local_bytes(work_group, keys_per_item, values, ranks) <= device.info.local_mem_bytes
 
 
 def sort_buffers(
@@ -62,6 +70,10 @@ def sort_buffers(
     """
     if n == 0:
         return
+    if not _fits(device, work_group, keys_per_item, values is not None):
+        # the tile of keys fits (the variant requires it); with values, the largest that fits both
+        fitting = [k for k in KEYS_PER_ITEM if k < keys_per_item and _fits(device, work_group, k, True)]
+        keys_per_item = max(fitting, default=1)
     tile = work_group * keys_per_item
     tiles = -(-n // tile)
     wide = n >= WIDE_FROM
@@ -75,7 +87,8 @@ def sort_buffers(
         **lookback_defines(device, progress),
     }
     program = with_warp_ops(device, lambda warp: device.program("sort/onesweep.cl", {**defines, **warp}))
-    histogram, sweep = program.kernel("onesweep_histogram"), program.kernel("onesweep_pass")
+    histogram, starts = program.kernel("onesweep_histogram"), program.kernel("onesweep_starts")
+    sweep = program.kernel("onesweep_pass")
     # pass p reads chain[p] and writes chain[p + 1]: the last pass lands in the output
     pairs = [(keys, out_keys)] if values is None else [(keys, out_keys), (values, out_values)]
     chains = []
@@ -83,13 +96,14 @@ def sort_buffers(
         assert target is not None
         spare = device.alloc(n * 4)
         chains.append([source, spare, target, spare, target])
-    meta = device.alloc((PASSES * RADIX + PASSES) * 4)
+    meta = device.alloc((2 * PASSES * RADIX + PASSES) * 4)  # counts, tile counters, starts
     device.fill(meta, np.uint32(0))
     status = device.alloc(PASSES * tiles * RADIX * (8 if wide else 4))
     device.fill(status, np.uint32(0))
-    groups = min(tiles, HISTOGRAM_GROUPS_PER_UNIT * device.info.compute_units)
+    groups = min(tiles, groups_per_unit(device, work_group) * device.info.compute_units)
     chunk = -(-n // groups)
     device.launch(histogram, groups * work_group, work_group, keys, meta, np.uint32(n), np.uint32(chunk))
+    device.launch(starts, work_group, work_group, meta)
     for p in range(PASSES):
         moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
         device.launch(sweep, tiles * work_group, work_group, *moved, meta, status, np.uint32(n), np.uint32(p))
@@ -152,7 +166,7 @@ register(
         run=_onesweep,
         params=(
             Param("work_group", 256, (256, 512), "work-items per work-group (one per digit and more)"),
-            Param("keys_per_item", 15, (4, 8, 12, 15, 16, 20), "keys per work-item"),
+            Param("keys_per_item", 15, KEYS_PER_ITEM, "keys per work-item"),
             PROGRESS,
         ),
         tags=frozenset({"stable"}),
@@ -162,8 +176,8 @@ register(
                 lambda dev, p: p["work_group"] <= dev.info.max_work_group_size,
             ),
             Requirement(
-                "local memory for a tile of keys and values",
-                lambda dev, p: _local_bytes(p["work_group"], p["keys_per_item"]) <= dev.info.local_mem_bytes,
+                "local memory for a tile of keys",
+                lambda dev, p: _fits(dev, p["work_group"], p["keys_per_item"], values=False),
             ),
         ),
     )

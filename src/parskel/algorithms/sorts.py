@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError, VariantError
-from ..runtime import Buffer, Device, Program, round_to_multiple, round_to_power_of_two
+from ..runtime import Buffer, Device, Program, round_down_to_power_of_two, round_to_multiple, round_to_power_of_two
 from . import registry
 from .axes import normalized, to_rows
 from .keys import (
@@ -186,7 +186,8 @@ def _bitonic(device: Device, keys: np.ndarray, values: np.ndarray | None, *, wor
     padded = round_to_power_of_two(n)
     buffer = upload_keys(device, keys, padded)
     items = padded // 2
-    local = min(work_group, items)
+    # a tuned work-group may exceed what this device builds the kernel for (NVIDIA's OpenCL: 256)
+    local = min(work_group, items, round_down_to_power_of_two(step.max_work_group_size))
     boxwidth = 2
     while boxwidth <= padded:
         inc = boxwidth // 2

@@ -19,7 +19,9 @@
  *
  * Keys are encoded (keys.h) as the first pass reads them and decoded as the last writes them.
  * The status words pack a 2-bit flag with a count: 32 bits below 2^30 keys, 64 (WIDE) above.
- * meta holds the 4 x 256 digit counts, then the 4 tile counters, zeroed before the sort. */
+ * meta holds the 4 x 256 digit counts, then the 4 tile counters, zeroed before the sort, then
+ * the 4 x 256 digit starts (the counts' exclusive scans, which onesweep_starts writes once, so
+ * that no tile scans them again). */
 #include "common/parskel.h"
 #include "common/subgroup.h"
 #include "keys.h"
@@ -78,6 +80,16 @@ typedef uint status_t;
 #define PS_GROUP_EXTRA_ARGS
 #include "common/group_scan.h"
 
+#define STARTS (PASSES * RADIX + PASSES) /* where meta's digit starts begin */
+
+PS_INLINE void count_digits(PS_LOCAL_PARAM uint *counts, uint key)
+{
+    atomic_inc(&counts[key & 0xffu]);
+    atomic_inc(&counts[RADIX + ((key >> 8) & 0xffu)]);
+    atomic_inc(&counts[2 * RADIX + ((key >> 16) & 0xffu)]);
+    atomic_inc(&counts[3 * RADIX + (key >> 24)]);
+}
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void onesweep_histogram(__global const uint *keys, __global uint *meta, uint n, uint chunk)
 {
@@ -88,17 +100,36 @@ void onesweep_histogram(__global const uint *keys, __global uint *meta, uint n, 
     barrier(CLK_LOCAL_MEM_FENCE);
     uint begin = get_group_id(0) * chunk;
     uint end = PS_MIN(begin + chunk, n);
-    for (uint i = begin + lid; i < end; i += WG) {
-        uint key = encode_key(keys[i]);
-        atomic_inc(&counts[key & 0xffu]);
-        atomic_inc(&counts[RADIX + ((key >> 8) & 0xffu)]);
-        atomic_inc(&counts[2 * RADIX + ((key >> 16) & 0xffu)]);
-        atomic_inc(&counts[3 * RADIX + (key >> 24)]);
+    /* four keys loaded before any is counted, so that four loads are in flight at once */
+    uint i = begin + lid;
+    for (; i + 3 * WG < end; i += 4 * WG) {
+        uint four[4];
+        for (uint k = 0; k < 4; ++k)
+            four[k] = encode_key(keys[i + k * WG]);
+        for (uint k = 0; k < 4; ++k)
+            count_digits(counts, four[k]);
     }
+    for (; i < end; i += WG)
+        count_digits(counts, encode_key(keys[i]));
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < PASSES * RADIX; i += WG)
         if (counts[i])
             atomic_add(&meta[i], counts[i]);
+}
+
+/* one work-group: each pass's digit starts, the exclusive scan of its digit counts */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void onesweep_starts(__global uint *meta)
+{
+    __local uint scratch[PS_GROUP_SCRATCH];
+    uint d = get_local_id(0);
+    for (uint pass = 0; pass < PASSES; ++pass) {
+        uint total;
+        uint start = ps_group_exclusive_scan(d < RADIX ? meta[pass * RADIX + d] : 0, 0, scratch, &total);
+        if (d < RADIX)
+            meta[STARTS + pass * RADIX + d] = start;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -210,7 +241,7 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     }
     uint total;
     uint start = ps_group_exclusive_scan(count, 0, scratch, &total);
-    uint digit_start = ps_group_exclusive_scan(d < RADIX ? meta[pass * RADIX + d] : 0, 0, scratch, &total);
+    uint digit_start = d < RADIX ? meta[STARTS + pass * RADIX + d] : 0;
 
     /* look back: the keys of digit d in the tiles before this one */
     uint before = 0;
@@ -277,9 +308,9 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     if (d < RADIX) {
         if (tile > 0)
             status[tile * RADIX + d] = ST_MAKE(ST_PREFIX, before + count);
-        start_s[d] = start;
         /* key p of the tile's digit-ordered keys goes to base_s[digit] + p (mod 2^32) */
         base_s[d] = digit_start + before - start;
+        start_s[d] = start;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
