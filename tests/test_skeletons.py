@@ -341,3 +341,56 @@ def test_a_scan_of_large_records_takes_groups_its_local_memory_holds(device, mon
         want = np.concatenate([[0], np.cumsum(x[f"b{k}"], dtype=np.uint32)[:-1]])
         np.testing.assert_array_equal(got[f"b{k}"], want)
         assert total[f"b{k}"] == x[f"b{k}"].sum(dtype=np.uint32)
+
+
+@pytest.mark.parametrize("commutative", [None, False])
+@pytest.mark.parametrize("n", [1, 31, 32, 33, 1000, 65537, (1 << 20) + 5])
+def test_reduce_of_an_operator_that_commutes(device, n, commutative):
+    """A sum seen to commute folds elements in turn on CPUs (32 folds of consecutive elements);
+    ``commutative=False`` keeps the ordered parts. Whole numbers in float64 sum exactly in any
+    order, so both must give the exact total; fmax must give the largest element."""
+    if not device.info.fp64:
+        pytest.skip("needs fp64")
+    rng = np.random.default_rng(n)
+    x = rng.integers(-1000, 1000, n).astype(np.float64)
+    add = ps.Reduce("double add(double a, double b) { return a + b; }", identity=0, commutative=commutative)
+    assert add.commutative is (commutative is None)
+    assert add(ps.Vector(x, device=device)) == x.sum()
+    biggest = ps.Reduce("double m(double a, double b) { return fmax(b, a); }", identity=-np.inf)
+    assert biggest.commutative
+    assert biggest(ps.Vector(x, device=device)) == x.max()
+    squares = ps.MapReduce("double sq(double v) { return v * v; }", "double add(double a, double b) { return a + b; }")
+    assert squares.commutative and squares(ps.Vector(x, device=device)) == (x * x).sum()
+
+
+def _python_add(a, b):
+    return a + b
+
+
+def _python_max(a, b):
+    return max(a, b)
+
+
+@pytest.mark.parametrize(
+    "source, dtype, commutes",
+    [
+        ("float f(float a, float b) { return (b + a); }", None, True),
+        ("float f(float a, float b) { /* sum */ return a * b; }", None, True),
+        ("float f(float a, float b) { return a - b; }", None, False),
+        ("float f(float a, float b) { return a + a; }", None, False),
+        ("float f(float a, float b) { return max(a, b); }", None, False),  # a NaN makes the order matter
+        ("int f(int a, int b) { return max(a, b); }", None, True),
+        ("uint f(uint a, uint b) { return a ^ b; }", None, True),
+        ("float f(float a, float b) { float c = a + b; return c; }", None, False),  # not seen: safe
+        (_python_add, np.float32, True),
+        (_python_max, np.int32, True),
+        (_python_max, np.float32, False),
+    ],
+)
+def test_which_operators_are_seen_to_commute(source, dtype, commutes):
+    from parskel.skeletons.reduce import commutes as seen
+    from parskel.skeletons.reduce import operator
+
+    if dtype is not None:
+        source = ps.function(source).source(dtype, dtype)
+    assert seen(operator(source, "Reduce")[0]) is commutes

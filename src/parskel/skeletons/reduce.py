@@ -5,6 +5,7 @@ Kernel template: ``kernels/skeletons/reduce.cl`` (shared with MapReduce)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,40 @@ def chains(dev: Device, dtype: np.dtype) -> int:
     floating-point or record operator and so would wait out its latency element by element;
     one for integers, whose folds the compiler vectorises itself, and on GPUs."""
     return CPU_CHAINS if dev.type == "cpu" and dtype.kind not in "iub" else 1
+
+
+#: ``return a OP b;`` (or ``b OP a``), in parentheses or not
+_BINARY = re.compile(r"return\s*\(?\s*(\w+)\s*([-+*&|^])\s*(\w+)\s*\)?\s*;")
+#: ``return f(a, b);`` for a function f that commutes
+_CALL = re.compile(r"return\s*(\w+)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*;")
+_COMMUTING_CALLS = {"fmin", "fmax"}  # IEEE: the number when the other operand is NaN
+_INTEGER_CALLS = {"min", "max"}  # on floats a NaN operand makes the order matter
+
+
+def commutes(op: UserFunction) -> bool:
+    """Whether ``op`` is seen to commute: its body is one ``+``, ``*``, ``&``, ``|`` or ``^``
+    of its two operands, or ``fmin``/``fmax`` of them (``min``/``max`` for integers).
+    Anything else counts as not commuting, which is always safe.
+
+    >>> commutes(operator("float f(float a, float b) { return a + b; }", "Reduce")[0])
+    True
+    >>> commutes(operator("float f(float a, float b) { return a - b; }", "Reduce")[0])
+    False
+    >>> commutes(operator("int f(int a, int b) { return max(b, a); }", "Reduce")[0])
+    True
+    """
+    body = op.body.strip()
+    operands = {p.name for p in op.elements}
+    found = _BINARY.fullmatch(body)
+    if found:
+        return found[2] != "-" and {found[1], found[3]} == operands and len(operands) == 2
+    found = _CALL.fullmatch(body)
+    if found is None or {found[2], found[3]} != operands or len(operands) != 2:
+        return False
+    integer = dtype_of(op.return_type, op.where).kind in "iu"
+    name = found[1]
+    integer_call = name in _INTEGER_CALLS or re.fullmatch(r"ps_m(in|ax)_\w+", name) is not None
+    return name in _COMMUTING_CALLS or (integer and integer_call)
 
 
 def operator(source: UserSource, skeleton: str, role: str = "reduce") -> tuple[UserFunction, np.dtype]:
@@ -75,11 +110,19 @@ def load_shape(dtype: np.dtype, aligned_16: bool) -> tuple[int, int]:
 class Reduction(Skeleton):
     """One-pass reduction of a (possibly mapped) input; Reduce and MapReduce configure it."""
 
-    def __init__(self, op_source: UserSource, identity: Any, mapper: UserFunction | None = None) -> None:
+    def __init__(
+        self,
+        op_source: UserSource,
+        identity: Any,
+        mapper: UserFunction | None = None,
+        commutative: bool | None = None,
+    ) -> None:
         super().__init__()
         self.op, self.dtype = operator(op_source, self.name)
         self.identity = identity
         self.mapper = mapper
+        #: whether elements may be combined out of order (a CPU then folds them in vectors)
+        self.commutative = commutes(self.op) if commutative is None else bool(commutative)
         if identity is None:
             raise UserFunctionError(f"{self.name}: give the operator's neutral element (identity=...)")
 
@@ -114,7 +157,7 @@ class Reduction(Skeleton):
             f"#define PS_MAP_EXTRA_PARAMS {map_params}\n#define PS_MAP_EXTRA_ARGS {map_args}\n"
             f"#define PS_OP_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define PS_OP_EXTRA_ARGS {extra_args(op, 'ps_x')}\n"
             f"#define ITEMS {items}\n#define VEC {vec}\n#define PS_CHAINS {chains(dev, self.dtype)}\n"
-            + identity_glue(self.identity)
+            f"#define PS_COMMUTES {int(self.commutative)}\n" + identity_glue(self.identity)
         )
         program, group = build_grouped(
             dev,
@@ -205,6 +248,11 @@ class Reduce(Reduction):
     Returns a NumPy scalar (a ``np.void`` record for structs); ``out=`` a one-element Vector
     keeps the result on the device.
 
+    ``commutative`` says whether ``op(a, b) == op(b, a)``; left out, parskel sees it in an
+    operator that is one ``+``, ``*``, ``&``, ``|`` or ``^`` of its operands, or their
+    ``fmin``/``fmax`` (``min``/``max`` for integers). A CPU device then folds consecutive
+    elements side by side, in vectors; otherwise it keeps their order.
+
     >>> v = ps.Vector(np.arange(100, dtype=np.float32))
     >>> ps.Reduce(lambda a, b: max(a, b), identity=-np.inf)(v)
     np.float32(99.0)
@@ -215,8 +263,8 @@ class Reduce(Reduction):
 
     name = "Reduce"
 
-    def __init__(self, source: UserSource, identity: Any = 0) -> None:
-        super().__init__(source, identity)
+    def __init__(self, source: UserSource, identity: Any = 0, *, commutative: bool | None = None) -> None:
+        super().__init__(source, identity, commutative=commutative)
 
     def __call__(self, a: Container | np.ndarray, *extra: Any, out: Container | None = None) -> Any:
         return self._reduce(a, extra, out)

@@ -134,6 +134,25 @@ def parse_signature(source: UserSource, where: str) -> Signature:
     return Signature(_normalise(ret_words), found[2], params)
 
 
+def function_body(source: str) -> str:
+    """The statements of the last top-level function in ``source`` (between its braces), without
+    comments: what :func:`parse_signature` found the signature of."""
+    text = _COMMENTS.sub(lambda m: " " * len(m.group()), source)
+    found = None
+    for match in _FUNCTION.finditer(text):
+        head = text[: match.start()]
+        if head.count("{") == head.count("}"):
+            found = match
+    if found is None:
+        return ""
+    depth, start = 1, found.end()
+    for i in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start:i]
+    return text[start:]
+
+
 def dtype_of(ctype: str, where: str) -> np.dtype:
     """The NumPy dtype for a C type name used by a user function (scalar or registered struct)."""
     if ctype in _SCALARS:
@@ -180,6 +199,11 @@ class UserFunction:
     @property
     def return_type(self) -> str:
         return self.signature.return_type
+
+    @property
+    def body(self) -> str:
+        """The function's statements, without comments."""
+        return function_body(self.source)
 
     def check_element(self, k: int, ctype: str, what: str) -> None:
         p = self.elements[k]

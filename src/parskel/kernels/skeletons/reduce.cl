@@ -11,7 +11,8 @@
  * (element x at index i, mapped for MapReduce), PS_OP(a, b), PS_MAP_EXTRA_PARAMS/_ARGS and
  * PS_OP_EXTRA_PARAMS/_ARGS (the extra arguments of the map function and of the operator),
  * PS_WG (the work-group size), ITEMS, VEC and PS_CHAINS (independent folds per work-item: 1 on
- * GPUs, several on CPUs). */
+ * GPUs, several on CPUs), PS_COMMUTES (1 when the operator commutes: a CPU's folds may then
+ * take elements in turn, so that they read consecutive elements the compiler loads as vectors). */
 #include "common/parskel.h"
 #include "common/subgroup.h"
 #include "common/coherent.h"
@@ -30,6 +31,10 @@
 #define R_LANES 1
 #endif
 #define R_SPAN (R_LANES * ITEMS)
+#ifndef PS_COMMUTES
+#define PS_COMMUTES 0
+#endif
+#define PS_FOLDS 32 /* a CPU's folds of an operator that commutes: two AVX-512 vectors of floats */
 
 #if VEC == 4
 #define PS_SPLIT(v, e) e[0] = v.s0; e[1] = v.s1; e[2] = v.s2; e[3] = v.s3;
@@ -97,7 +102,28 @@ void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS
         break;
 #endif
     }
-#if R_LANES == 1 && PS_CHAINS > 1
+#if R_LANES == 1 && PS_CHAINS > 1 && PS_COMMUTES
+    {
+        /* CPUs, an operator that commutes: fold c takes elements c, c + PS_FOLDS, ... of the
+         * chunk, so each step reads PS_FOLDS consecutive elements into independent folds, which
+         * the compiler turns into vector loads and operations */
+        PS_T fold[PS_FOLDS];
+#pragma unroll
+        for (uint c = 0; c < PS_FOLDS; ++c)
+            fold[c] = identity;
+        uint t = begin;
+        for (; t + PS_FOLDS <= end; t += PS_FOLDS) {
+#pragma unroll
+            for (uint c = 0; c < PS_FOLDS; ++c)
+                fold[c] = PS_OP(fold[c], PS_MAP(ps_in[t + c], t + c));
+        }
+        for (; t < end; ++t)
+            fold[0] = PS_OP(fold[0], PS_MAP(ps_in[t], t));
+#pragma unroll
+        for (uint c = 0; c < PS_FOLDS; ++c)
+            acc = PS_OP(acc, fold[c]);
+    }
+#elif R_LANES == 1 && PS_CHAINS > 1
     {
         /* CPUs: the chunk in PS_CHAINS contiguous parts folded side by side, so that the
          * operator's latency overlaps across independent chains; the parts then combine in order */
