@@ -318,10 +318,11 @@ def test_staging_round_trip_of_blocks_and_sums(dev, rng):
     assert np.array_equal(tail, np.concatenate([m[0, :5], m[299]]) + 1)
 
 
-def _copy_through(dev, x, length, fail_at=None):
-    """``x`` copied through the device by a pipeline, ``length`` elements a chunk (a device-side
-    copy between two buffers each); chunk ``fail_at`` raises instead."""
-    out = np.zeros_like(x)
+def _copy_through(dev, x, length, fail_at=None, into=None):
+    """``x`` copied through the device by a pipeline (into ``into``, or a new array),
+    ``length`` elements a chunk (a device-side copy between two buffers each); chunk
+    ``fail_at`` raises instead."""
+    out = np.zeros_like(x) if into is None else into
     pipe = Pipeline(dev, "copy", staged=not dev.shares_host_memory)
 
     def chunks():
@@ -350,6 +351,54 @@ def test_the_pipeline_orders_loads_kernels_and_stores_and_survives_a_failure(dev
         out = _copy_through(dev, x, 3000)
     assert np.array_equal(out, x)
     assert runs[0].chunks == 17 and runs[0].longest == 3000
+
+
+def test_page_locked_arrays_skip_the_slots(dev, rng):
+    """Host arrays in the device's page-locked memory go to and from it where they are (no host
+    copy through a slot), in order with pageable ones beside them."""
+    if dev.shares_host_memory:
+        pytest.skip("a device that works in host memory stages nothing")
+    x = dev.empty_pinned(50_001, np.float32)
+    x[:] = rng.random(x.size, dtype=np.float32)
+    assert dev.is_pinned(x) and dev.is_pinned(x[10:20]) and not dev.is_pinned(np.ones(3))
+    stage = staging.staging_for(dev)
+    copied = stage.copy_seconds
+    out = _copy_through(dev, x, 3000, into=dev.empty_pinned(x.size, np.float32))
+    assert np.array_equal(out, x)
+    assert stage.copy_seconds == copied  # nothing went through a slot
+    pinned, pageable = dev.empty_pinned(700, np.float32), np.zeros(900, np.float32)
+    parts = [pinned[:300], pageable[:500], pinned[300:], pageable[500:]]
+    pieces = [rng.random(p.size, dtype=np.float32) for p in parts]
+    buffer = dev.alloc(sum(p.nbytes for p in pieces))
+    dev.wait_for(stage.upload([x[:0], *pieces], buffer))
+    stage.download(buffer, 0, parts, dev.mark())
+    stage.flush()
+    dev.finish()
+    for got, want in zip(parts, pieces):
+        assert np.array_equal(got, want)
+
+
+def test_a_staged_result_is_page_locked_where_the_device_offers_it(device, rng):
+    """On CUDA a large result of a staged call comes back in page-locked memory (written by
+    the device with no host copy) while such results alive stay under their share of the host's
+    memory; then in ordinary memory. Elsewhere results are ordinary arrays."""
+    keys = rng.integers(0, 1 << 32, 3 << 20, dtype=np.uint32)
+    with ps.using(device), ps.max_device_memory("4MiB"):
+        got = ps.sort(keys)
+    assert np.array_equal(got, np.sort(keys))
+    if device.backend != "cuda":
+        assert not device.is_pinned(got)
+        pytest.skip(f"{device.id} hands out ordinary result arrays")
+    from parskel.runtime import cuda
+
+    assert device.is_pinned(got)
+    held = cuda._pinned_results[0]
+    assert held >= got.nbytes
+    del got
+    assert cuda._pinned_results[0] == held - keys.nbytes
+    with ps.using(device):
+        small = ps.sort(keys[: 1 << 10])
+    assert not device.is_pinned(small)
 
 
 # the e2e benchmark --------------------------------------------------------------------------------

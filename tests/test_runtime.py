@@ -330,9 +330,9 @@ def test_a_hot_small_launch_runs_inline_and_large_ones_do_not():
     kernel = next(iter(square._plans.values())).kernel
     assert kernel.inline_handle() is not None  # built for the inline queue once hot
     dev.finish()
-    big = ps.Vector(np.arange(1 << 16, dtype=np.float32), device=dev)
+    big = ps.Vector(np.arange(1 << 18, dtype=np.float32), device=dev)
     result = square(big)
-    assert dev._busy  # a launch over 256 KiB goes to the worker threads
+    assert dev._busy  # a launch over the inline limits (2^17 work-items, 1 MiB) goes to the worker threads
     np.testing.assert_array_equal(result.numpy(), big.numpy() ** 2)
     assert not dev._busy  # reading the result waited for them
 

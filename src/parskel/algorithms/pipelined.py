@@ -80,7 +80,7 @@ def scan(
             f"scan variant {chosen!r} scans arrays only, and {n} elements do not fit the device at once; "
             "scan them with a built-in variant, which goes through the device in chunks"
         )
-    out = np.empty_like(x)
+    out = dev.host_result(x.shape, x.dtype) if way.staged else np.empty_like(x)
     pipe = Pipeline(dev, "scan", staged=way.staged)
     m = chunk_length(n, Need(1.02 * item, item, SCAN_FIXED), way.within, overlap=way.staged, least=2)
     carry = dev.alloc(item)
@@ -161,8 +161,9 @@ def sort(
     if way.whole and mode == "host":
         return None
     on_device = mode != "host"
-    out = np.empty_like(keys)
-    out_values = None if values is None else np.empty_like(values)
+    result = dev.host_result if on_device else np.empty
+    out = result(keys.shape, keys.dtype)
+    out_values = None if values is None else result(values.shape, values.dtype)
     pipe = Pipeline(dev, "sort", staged=on_device)
     run = _sorter(dev, pipe, mode, variant, params)
     if way.whole:
@@ -398,7 +399,7 @@ def matmul(
     if way.whole and not on_device:
         return None
     tm, tn, tk = _tiles(m, k, n, item, way, on_device)
-    out = np.empty((m, n), a.dtype)
+    out = dev.host_result((m, n), a.dtype) if on_device else np.empty((m, n), a.dtype)
     pipe = Pipeline(dev, "matmul", staged=on_device)
 
     def product(x: Any, y: Any) -> Any:

@@ -8,6 +8,11 @@ copies one slot the host fills the next. A download runs the other way, and the 
 slot into the caller's array happens when the slot is needed again (or at :meth:`Staging.flush`),
 so the host copies of one chunk overlap the device's work on the next.
 
+Host arrays that are page-locked already (the device's :meth:`~parskel.runtime.Device.is_pinned`:
+a result a staged operation returned on CUDA, :meth:`~parskel.runtime.Device.host_result`, or
+the caller's own pinned memory) skip the slots: the device copies to and from them where they
+are, with no copy on the host.
+
 Each device has one :class:`Staging` (``SLOTS`` slots of ``SLOT_BYTES`` each way), made on
 first use and kept: the host memory staging ever holds is bounded by ``2 * SLOTS * SLOT_BYTES``.
 """
@@ -66,21 +71,26 @@ class Staging:
         """Enqueue the copy of ``pieces`` (one after another, in C order) into ``buffer`` from
         byte ``offset`` on, on the upload stream; the marker of its end (None if empty).
 
-        The host copies are done when this returns, so the caller may change ``pieces`` then.
+        The host copies are done when this returns, so the caller may change pageable pieces
+        then; a page-locked piece is read by the device where it is, until the marker.
         """
         dev = self.device
-        marker = None
         with dev.on(self.up):
-            for used, placed in _packs(pieces, self.slot_bytes):
-                slot = self._in[self._next_in]
-                self._next_in = (self._next_in + 1) % len(self._in)
-                if slot.marker is not None:
-                    slot.marker.wait()  # the device has read what the slot held before
-                self._copy([(_region(slot.array, at, piece), piece) for at, piece in placed])
-                dev.upload(buffer, slot.array[:used], offset=offset, wait=False)
-                offset += used
-                marker = slot.marker = dev.mark()
-        return marker
+            for direct, run in _runs(dev, pieces, add=False):
+                if direct:
+                    dev.upload(buffer, run[0], offset=offset, wait=False)
+                    offset += run[0].nbytes
+                    continue
+                for used, placed in _packs(run, self.slot_bytes):
+                    slot = self._in[self._next_in]
+                    self._next_in = (self._next_in + 1) % len(self._in)
+                    if slot.marker is not None:
+                        slot.marker.wait()  # the device has read what the slot held before
+                    self._copy([(_region(slot.array, at, piece), piece) for at, piece in placed])
+                    dev.upload(buffer, slot.array[:used], offset=offset, wait=False)
+                    offset += used
+                    slot.marker = dev.mark()
+            return dev.mark() if any(p.nbytes for p in pieces) else None
 
     def download(
         self, buffer: Buffer, offset: int, targets: Sequence[np.ndarray], after: Marker | None, *, add: bool = False
@@ -92,20 +102,24 @@ class Staging:
         slots are needed again or at :meth:`flush`; read the targets after :meth:`flush`.
         """
         dev = self.device
-        marker = None
         with dev.on(self.down):
             if after is not None:
                 dev.wait_for(after)
-            for used, placed in _packs(targets, self.slot_bytes):
-                slot = self._out[self._next_out]
-                self._next_out = (self._next_out + 1) % len(self._out)
-                self._complete(slot)
-                dev.download(buffer, slot.array[:used], offset=offset, wait=False)
-                offset += used
-                marker = slot.marker = dev.mark()
-                slot.pending = [(target, _region(slot.array, at, target)) for at, target in placed]
-                slot.add = add
-        return marker
+            for direct, run in _runs(dev, targets, add=add):
+                if direct:  # a page-locked target: the device writes it where it is
+                    dev.download(buffer, run[0], offset=offset, wait=False)
+                    offset += run[0].nbytes
+                    continue
+                for used, placed in _packs(run, self.slot_bytes):
+                    slot = self._out[self._next_out]
+                    self._next_out = (self._next_out + 1) % len(self._out)
+                    self._complete(slot)
+                    dev.download(buffer, slot.array[:used], offset=offset, wait=False)
+                    offset += used
+                    slot.marker = dev.mark()
+                    slot.pending = [(target, _region(slot.array, at, target)) for at, target in placed]
+                    slot.add = add
+            return dev.mark() if any(t.nbytes for t in targets) else None
 
     def flush(self) -> None:
         """Finish every download: wait for the device, copy the slots out, oldest first."""
@@ -144,6 +158,23 @@ def staging_for(device: Device) -> Staging:
     if found is None:
         found = _staging[key] = Staging(device, SLOT_BYTES, SLOTS)
     return found
+
+
+def _runs(device: Device, arrays: Sequence[np.ndarray], *, add: bool) -> Iterator[tuple[bool, list[np.ndarray]]]:
+    """``arrays`` in order as runs to copy the same way: ``(True, [a])`` for one the device
+    copies where it is (page-locked, contiguous, not added to), ``(False, [...])`` for
+    consecutive ones that go through the slots."""
+    staged: list[np.ndarray] = []
+    for array in arrays:
+        if array.nbytes and not add and array.flags.c_contiguous and device.is_pinned(array):
+            if staged:
+                yield False, staged
+                staged = []
+            yield True, [array]
+        else:
+            staged.append(array)
+    if staged:
+        yield False, staged
 
 
 def segments(array: np.ndarray, most: int) -> Iterator[np.ndarray]:

@@ -75,3 +75,18 @@ def returner(like: Any) -> Callable[[Any], Any]:
         return from_dlpack(result)
 
     return to_torch
+
+
+def based_on(array: Any, kind: type) -> bool:
+    """Whether ``array``, or what it is a view of (and so on down its ``base`` chain), is a
+    ``kind``: how a backend tells host arrays over its own page-locked memory.
+
+    >>> base = np.zeros(4)
+    >>> based_on(base[1:], np.ndarray), based_on(base[1:], bytes)
+    (True, False)
+    """
+    while array is not None:
+        if isinstance(array, kind):
+            return True
+        array = getattr(array, "base", None)
+    return False

@@ -274,6 +274,17 @@ class Device(ABC):
         """
         raise BackendUnavailableError(f"{self.id} has no page-locked host memory")
 
+    def is_pinned(self, array: np.ndarray) -> bool:
+        """Whether ``array`` lies in page-locked memory made by :meth:`empty_pinned` (or the
+        backend's own allocator of it), which the device copies to and from where it is."""
+        return False
+
+    def host_result(self, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+        """A host array for a result that comes back through the device's staging
+        (:mod:`parskel.pipeline`): ordinary memory here; a backend may hand out page-locked
+        memory, which the device then writes at the link's speed with no copy on the host."""
+        return np.empty(shape, dtype)
+
     def partition(self, parts: int) -> list[Device]:
         """This device split into ``parts`` devices of its compute units (OpenCL sub-devices),
         each with its own queue, so that a distribution can run on them at once; the same

@@ -21,15 +21,17 @@ import contextlib
 import ctypes
 import dataclasses
 import math
+import os
 import re
 import struct
+import weakref
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
-from .arrays import is_device_array
+from .arrays import based_on, is_device_array
 from .base import (
     Backend,
     Buffer,
@@ -65,6 +67,26 @@ _ATTR_MEMORY_BUS_BITS = 37
 
 _cupy: Any = None
 _import_error = ""
+
+
+#: Results of staged operations of this many bytes and more are page-locked (see
+#: :meth:`CUDADevice.host_result`): the device writes them at the link's speed, while a pageable
+#: result costs a host copy out of a staging slot (and, when new, the host's page faults).
+PINNED_RESULT_BYTES = 4 << 20
+#: The most of the host's memory that live page-locked results may hold at once.
+PINNED_RESULT_SHARE = 0.25
+_pinned_results = [0]  # bytes of page-locked results alive now
+
+
+def _pinned_result_limit() -> int:
+    try:
+        return int(PINNED_RESULT_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError):  # a host that does not say: no page-locked results
+        return 0
+
+
+def _pinned_result_freed(nbytes: int) -> None:
+    _pinned_results[0] -= nbytes
 
 
 def _cp() -> Any:
@@ -403,6 +425,26 @@ class CUDADevice(Device):
             import cupyx
 
             return cupyx.empty_pinned(dims, dtype=dtype)
+
+    def is_pinned(self, array: np.ndarray) -> bool:
+        return based_on(array, _cp().cuda.pinned_memory.PinnedMemoryPointer)
+
+    def host_result(self, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+        """Page-locked memory from CuPy's pinned pool for a result of at least
+        :data:`PINNED_RESULT_BYTES`, while the results handed out so far and still alive hold
+        at most :data:`PINNED_RESULT_SHARE` of the host's memory; ordinary memory otherwise.
+        Freed results go back to the pool, so repeated calls reuse their memory."""
+        dims = (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
+        nbytes = math.prod(dims) * np.dtype(dtype).itemsize
+        if nbytes < PINNED_RESULT_BYTES or _pinned_results[0] + nbytes > _pinned_result_limit():
+            return np.empty(dims, dtype)
+        try:
+            array = self.empty_pinned(dims, dtype)
+        except DeviceMemoryError:  # the host would not lock more memory: an ordinary result
+            return np.empty(dims, dtype)
+        _pinned_results[0] += nbytes
+        weakref.finalize(array, _pinned_result_freed, nbytes)
+        return array
 
     # device arrays ------------------------------------------------------------------------
     def wrap(self, array: Any) -> tuple[Buffer, Any]:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import BackendUnavailableError, DeviceMemoryError, LaunchError, ParskelError
+from .arrays import based_on
 from .base import (
     Backend,
     Buffer,
@@ -244,6 +245,9 @@ class OpenCLDevice(Device):
                 self.queue, buffer, cl.map_flags.READ | cl.map_flags.WRITE, 0, dims, dtype, is_blocking=True
             )
         return array
+
+    def is_pinned(self, array: np.ndarray) -> bool:
+        return based_on(array, cl.MemoryMap)
 
     def partition(self, parts: int) -> list[Device]:
         found = self._partitions.get(parts)

@@ -59,7 +59,7 @@ def elementwise(skeleton: Any, arrays: Sequence[Any], extra: tuple[Any, ...], ou
         result = skeleton(*[_container(x, dev) for x in xs], *extra)
         return None if result is None else _give(result, out, skeleton.name)
     assert out_dtype is not None
-    target = _target(out, shape, out_dtype, skeleton.name)
+    target = _target(out, shape, out_dtype, skeleton.name, dev if way.staged else None)
     flat_in, flat_out = [x.reshape(-1) for x in xs], target.reshape(-1)
     pipe = Pipeline(dev, skeleton.name, staged=way.staged)
     m = chunk_length(n, need, way.within, overlap=way.staged)
@@ -135,7 +135,7 @@ def scan(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Any) -> tuple[np.nd
     if way is None:
         result, total = skeleton(_container(x, dev), *extra)
         return _give(result, out, skeleton.name), total
-    target = _target(out, x.shape, skeleton.dtype, skeleton.name)
+    target = _target(out, x.shape, skeleton.dtype, skeleton.name, dev if way.staged else None)
     flat, flat_out = x.reshape(-1), target.reshape(-1)
     pipe = Pipeline(dev, skeleton.name, staged=way.staged)
     m = chunk_length(n, need, way.within, overlap=way.staged, least=2)
@@ -183,7 +183,7 @@ def map_overlap(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Any) -> np.n
     way = _route(skeleton, [skeleton.fn], dev, rows, need, [x])
     if way is None:
         return _give(skeleton(_container(x, dev), *extra), out, skeleton.name)
-    target = _target(out, x.shape, out_dtype, skeleton.name)
+    target = _target(out, x.shape, out_dtype, skeleton.name, dev if way.staged else None)
     pipe = Pipeline(dev, skeleton.name, staged=way.staged)
     m = chunk_length(rows, need, way.within, overlap=way.staged, least=2 * r + 1)
     wrap = skeleton.boundary == "wrap"
@@ -297,10 +297,11 @@ def _circular(x: np.ndarray, start: int, stop: int) -> list[np.ndarray]:
     return pieces
 
 
-def _target(out: Any, shape: tuple[int, ...], dtype: np.dtype, name: str) -> np.ndarray:
-    """``out`` checked to take a result of ``shape`` and ``dtype``, or a new array."""
+def _target(out: Any, shape: tuple[int, ...], dtype: np.dtype, name: str, staging: Device | None = None) -> np.ndarray:
+    """``out`` checked to take a result of ``shape`` and ``dtype``, or a new array (one that
+    ``staging``, the device a staged result comes back from, writes best)."""
     if out is None:
-        return np.empty(shape, dtype)
+        return np.empty(shape, dtype) if staging is None else staging.host_result(shape, dtype)
     if not isinstance(out, np.ndarray):
         raise ShapeError(f"{name}: with NumPy inputs, out is a NumPy array, not {type(out).__name__}")
     if out.shape != shape or out.dtype != dtype or not (out.flags.c_contiguous and out.flags.writeable):
