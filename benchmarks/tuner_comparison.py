@@ -19,6 +19,7 @@ device cannot run) with identical answers; what differs is only how they choose 
 Kernel Tuner is the peer: ``pip install kernel_tuner`` (it is not a dependency of parskel).
 
     python benchmarks/tuner_comparison.py OUT [--device D] [--targets matmul,scan,...] [--seeds 10]
+                                              [--size scan=2^24 ...]
 
 The measurements stay in ``OUT/results.sqlite``: a second run measures nothing again.
 """
@@ -217,6 +218,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=10, help="searches per strategy (default 10)")
     parser.add_argument("--reps", type=int, default=3, help="measured repetitions per point (default 3)")
     parser.add_argument(
+        "--size",
+        action="append",
+        default=[],
+        metavar="TARGET=N",
+        help="another size for a target (2^k allowed), e.g. scan=2^24 where its kernels at the default size "
+        "take microseconds and near-ties would be noise",
+    )
+    parser.add_argument(
         "--evaluations-only",
         action="store_true",
         help="limit Kernel Tuner by evaluations alone: its time limit also counts the seconds it takes to "
@@ -231,6 +240,13 @@ def main(argv: list[str] | None = None) -> int:
     from parskel.bench.store import Store
     from parskel.tune import targets, tuner
 
+    sizes = {name: spec["size"] for name, spec in TARGETS.items()}
+    for item in args.size:
+        name, _, value = item.partition("=")
+        if name not in TARGETS or not value:
+            parser.error(f"--size takes TARGET=N with TARGET one of {', '.join(TARGETS)}, not {item!r}")
+        base_, _, power = value.partition("^")
+        sizes[name] = int(base_) ** int(power) if power else int(value)
     device = ps.device(args.device)
     report: dict[str, Any] = {"device": device.id, "name": device.name, "date": date.today().isoformat(), "targets": {}}
     with Store(tuner.store_path()) as store:
@@ -240,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
             base = tuner.Settings(
                 strategy="brute", budget=None, reps=args.reps, only=spec["only"], variants=spec["variants"]
             )
-            full = exhaustive(target, device, spec["size"], base, store)
+            size = sizes[name]
+            full = exhaustive(target, device, size, base, store)
             ran = [m for m in full.history if m.seconds is not None]
             optimum = min(m.seconds for m in ran)
             points = len(full.space)
@@ -248,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             allowance = sorted(m.result.cost or 0.0 for m in full.history)
             limit = statistics.mean(allowance) * cap  # the time budget: as long as cap average measurements
             entry: dict[str, Any] = {
-                "size": spec["size"],
+                "size": size,
                 "points": points,
                 "failed": len(full.history) - len(ran),
                 "best": optimum,
@@ -259,9 +276,7 @@ def main(argv: list[str] | None = None) -> int:
                 "strategies": {},
             }
             for strategy in PARSKEL_STRATEGIES:
-                runs = [
-                    run_parskel(target, device, spec["size"], base, store, strategy, s, cap) for s in range(args.seeds)
-                ]
+                runs = [run_parskel(target, device, size, base, store, strategy, s, cap) for s in range(args.seeds)]
                 entry["strategies"][f"parskel {strategy}"] = summarize(runs, optimum)
             try:
                 import kernel_tuner  # noqa: F401
@@ -310,7 +325,12 @@ def markdown(report: dict) -> str:
             if "error" in s:
                 s = {"median_ratio": math.nan, "worst_ratio": math.nan, "within": math.nan, "median_best_at": math.nan}
             head = (
-                [name, str(t["points"]), f"{t['best'] * 1e3:.3f} ms ({t['best_point']})", f"{t['evaluations_allowed']}"]
+                [
+                    f"{name} (n={t['size']})",
+                    str(t["points"]),
+                    f"{t['best'] * 1e3:.3f} ms ({t['best_point']})",
+                    f"{t['evaluations_allowed']}",
+                ]
                 if i == 0
                 else ["", "", "", ""]
             )
