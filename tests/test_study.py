@@ -77,6 +77,47 @@ def test_crc_shares_add_up_to_the_bytewise_crc(device):
             assert np.array_equal(got, crc.shares(data)), f"{point.label} at {n}"
 
 
+@pytest.mark.parametrize(
+    "params", [{"COARSEN": 1, "UNROLL": 32, "DIVIDE": 1}, {"COARSEN": 16, "UNROLL": 1, "DIVIDE": 32}]
+)
+def test_crc_combined_at_other_levels(device, params):
+    """The combined variant away from its defaults (the grid measures those): every level of
+    each optimization at once still gives each byte's share."""
+    (data,) = crc.make(4099, np.random.default_rng(5))
+    assert np.array_equal(crc.run_combined(device, data, **params), crc.shares(data))
+
+
+@pytest.mark.parametrize("params", [{"BS": 16, "ROWS": 8, "COLS": 1}, {"BS": 64, "ROWS": 4, "COLS": 8}])
+def test_lud_blocked_at_other_levels(device, params):
+    variant = next(v for v in STUDIES["lud_internal"].variants() if v.name == "blocked")
+    if variant.unmet(device, params):
+        pytest.skip(f"{device.id} cannot run {params}: {variant.unmet(device, params)}")
+    (a,) = lud.make(100, np.random.default_rng(6))  # 100: no multiple of any block
+    try:
+        got = lud.run_internal_blocked(device, a, **params)
+    except LaunchError as exc:  # more registers or local memory than such a group has here
+        pytest.skip(str(exc))
+    assert lud.check(got, a) is None
+
+
+def test_a_combined_variant_is_one_point_of_the_study_and_its_whole_space_for_the_tuner(device):
+    """The study measures a combined variant at its defaults; the tuner searches every level
+    of each of its parameters (crc's combined: 5 x 6 x 6 points beside the seed's 18)."""
+    from parskel.tune import targets, tuner
+
+    for name in ("crc", "lud_internal"):
+        combined = [p for p in _points(name) if p.variant.name in ("combined", "blocked")]
+        assert len(combined) == 1 and combined[0].values == combined[0].variant.resolve()
+    target = targets.find("crc")
+    space = tuner.space_for(target, device, 1 << 16, tuner.Settings(strategy="brute", budget=None))
+    seed_points = sum(
+        int(np.prod([len(p.choices) for p in v.params])) for v in target.variants() if v.name != "combined"
+    )
+    refused_seed = sum(1 for c, _ in space.refused if c.variant != "combined")
+    assert sum(1 for c in space.points if c.variant == "combined") == 5 * 6 * 6
+    assert len(space) == seed_points - refused_seed + 5 * 6 * 6
+
+
 def _alignment(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Needleman-Wunsch as written in the textbooks, one cell at a time."""
     score = np.zeros((a.size + 1, b.size + 1), dtype=np.int64)
@@ -165,7 +206,7 @@ def test_every_variant_names_its_seed_section_and_the_baseline_comes_first():
     for study in STUDIES.values():
         variants = study.variants()
         assert variants[0].name == "baseline" and variants[0].params == ()
-        assert all(v.seed.startswith("002 ") for v in variants)
+        assert all(v.seed.startswith(("002 ", "beyond 002 ")) for v in variants)
         assert len({p.label for p in study.grid()}) == len(study.grid())
 
 

@@ -20,6 +20,11 @@ from ..algorithms.registry import Requirement, Variant
 from ..bench.cases import Case, Subject
 from ..runtime import Device, Recorder, Timing
 
+#: The tag of a variant that combines a study's optimizations, each parameter at any of the
+#: seed's levels: a space for the tuner (``parskel tune crc``), which the study measures at its
+#: defaults only (sweeping it would multiply a study's points by a hundred).
+COMBINED = "combined"
+
 
 @dataclass(frozen=True)
 class Study:
@@ -57,12 +62,16 @@ class Study:
 
     def grid(self, wanted: Iterable[str] | None = None) -> list[Point]:
         """Every point of the study: each variant at every combination of its parameters'
-        choices (a parameter without choices stays at its default). ``wanted`` keeps only the
-        named variants; the baseline is always kept, speedups are measured against it."""
+        choices (a parameter without choices stays at its default), a :data:`COMBINED`
+        variant at its defaults only. ``wanted`` keeps only the named variants; the baseline
+        is always kept, speedups are measured against it."""
         keep = None if wanted is None else {*wanted, self.baseline}
         points = []
         for variant in self.variants():
             if keep is not None and variant.name not in keep:
+                continue
+            if COMBINED in variant.tags:
+                points.append(Point(self, variant, variant.resolve(), ()))
                 continue
             swept = [p for p in variant.params if p.choices]
             for values in itertools.product(*(p.choices for p in swept)):

@@ -18,7 +18,7 @@ import numpy as np
 from ..algorithms.registry import Param, Requirement, Variant
 from ..bench.cases import Case, exact
 from ..runtime import Device, Kernel, round_down_to_power_of_two, round_to_multiple
-from .base import Study, add
+from .base import COMBINED, Study, add
 
 FAMILY = "study.crc"
 POLYNOMIAL = 0x07
@@ -142,6 +142,12 @@ def run_unrolling(device: Device, data: np.ndarray, *, UNROLL: int = 2) -> np.nd
     return compute(device, data, unroll=UNROLL)
 
 
+def run_combined(device: Device, data: np.ndarray, *, COARSEN: int = 4, UNROLL: int = 4, DIVIDE: int = 4) -> np.ndarray:
+    """The seed's three optimizations at once, each at any of its levels: the space the tuner
+    searches for a device (seed 002's future work), rather than one optimization at a time."""
+    return compute(device, data, coarsen=COARSEN, unroll=UNROLL, divide=DIVIDE)
+
+
 def run_groups(device: Device, data: np.ndarray, *, PERCENT: int = 100) -> np.ndarray:
     """As many work-groups as PERCENT % of the device's compute units (at least one)."""
     return compute(device, data, groups=max(1, device.info.compute_units * PERCENT // 100))
@@ -202,6 +208,19 @@ add(
             run_groups,
             params=(Param("PERCENT", 100, (50, 100, 200), "work-groups per 100 compute units"),),
             requires=(Requirement("at least 2 compute units", lambda d, p: d.info.compute_units >= 2),),
+        ),
+        Variant(
+            FAMILY,
+            "combined",
+            "beyond 002 §6.2 (its optimizations together)",
+            "COARSEN bytes per work-item, the table loop unrolled by UNROLL, work-groups of the base size / DIVIDE",
+            run_combined,
+            params=(
+                Param("COARSEN", 4, (1, 2, 4, 8, 16), "bytes per work-item"),
+                Param("UNROLL", 4, (1, 2, 4, 8, 16, 32), "unrolling factor"),
+                Param("DIVIDE", 4, (1, 2, 4, 8, 16, 32), "divisor of the work-group size"),
+            ),
+            tags=frozenset({COMBINED}),
         ),
     ],
 )

@@ -24,7 +24,7 @@ from ..algorithms.registry import Param, Variant
 from ..bench.cases import Case
 from ..errors import ShapeError
 from ..runtime import Device, round_to_multiple
-from .base import Study, add, local_memory, work_group
+from .base import COMBINED, Study, add, local_memory, work_group
 
 PERIMETER = "study.lud_perimeter"
 INTERNAL = "study.lud_internal"
@@ -219,6 +219,12 @@ def run_internal_unrolling(device: Device, a: np.ndarray, *, UNROLL: int = 2) ->
     return decompose(device, a, 16, perimeter_plain(16), internal_plain(16, UNROLL))
 
 
+def run_internal_blocked(device: Device, a: np.ndarray, *, BS: int = 32, ROWS: int = 2, COLS: int = 2) -> np.ndarray:
+    """The internal kernel's optimizations at once: BS x BS blocks, each work-item updating
+    ROWS adjacent rows and COLS strided columns; the space the tuner searches for a device."""
+    return decompose(device, a, BS, perimeter_plain(BS), internal_coarse(BS, ROWS, COLS))
+
+
 _BLOCKS = Param("BS", 32, (32, 64), "block edge of every kernel (the baseline's is 16)")
 _BLOCK_NEEDS = (
     work_group("work-groups of BS x BS work-items (the internal kernel)", lambda p: p["BS"] ** 2),
@@ -330,6 +336,28 @@ add(
             "the inner product's loop unrolled by UNROLL",
             run_internal_unrolling,
             params=(Param("UNROLL", 2, (2, 4, 8), "unrolling factor"),),
+        ),
+        Variant(
+            INTERNAL,
+            "blocked",
+            "beyond 002 §6.1.2 (its optimizations together)",
+            "BS x BS blocks, each work-item updating ROWS adjacent rows and COLS strided columns",
+            run_internal_blocked,
+            params=(
+                Param("BS", 32, (16, 32, 64), "block edge of every kernel"),
+                Param("ROWS", 2, (1, 2, 4, 8), "adjacent rows per work-item"),
+                Param("COLS", 2, (1, 2, 4, 8), "strided columns per work-item"),
+            ),
+            requires=(
+                work_group(
+                    "work-groups of BS / COLS x BS / ROWS work-items",
+                    lambda p: (p["BS"] // p["COLS"]) * (p["BS"] // p["ROWS"]),
+                ),
+                local_memory(
+                    "local memory for three BS x BS float blocks (the perimeter kernel)", lambda p: 3 * p["BS"] ** 2 * 4
+                ),
+            ),
+            tags=frozenset({COMBINED}),
         ),
     ],
 )
