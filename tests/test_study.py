@@ -87,7 +87,9 @@ def test_crc_combined_at_other_levels(device, params):
     assert np.array_equal(crc.run_combined(device, data, **params), crc.shares(data))
 
 
-@pytest.mark.parametrize("params", [{"BS": 16, "ROWS": 8, "COLS": 1}, {"BS": 64, "ROWS": 4, "COLS": 8}])
+@pytest.mark.parametrize(
+    "params", [{"BS": 16, "ROWS": 8, "COLS": 1, "UNROLL": 8}, {"BS": 64, "ROWS": 4, "COLS": 8, "UNROLL": 2}]
+)
 def test_lud_blocked_at_other_levels(device, params):
     variant = next(v for v in STUDIES["lud_internal"].variants() if v.name == "blocked")
     if variant.unmet(device, params):

@@ -58,8 +58,9 @@ def internal_plain(bs: int, unroll: int = 1) -> Kernel:
     return Kernel("study/lud/internal.cl", {"BS": bs, "UNROLL": unroll}, (bs, bs))
 
 
-def internal_coarse(bs: int, rows: int, cols: int) -> Kernel:
-    return Kernel("study/lud/internal_coarse.cl", {"BS": bs, "ROWS": rows, "COLS": cols}, (bs // cols, bs // rows))
+def internal_coarse(bs: int, rows: int, cols: int, unroll: int = 1) -> Kernel:
+    defines = {"BS": bs, "ROWS": rows, "COLS": cols, "UNROLL": unroll}
+    return Kernel("study/lud/internal_coarse.cl", defines, (bs // cols, bs // rows))
 
 
 def internal_transposed(bs: int, width: int) -> Kernel:
@@ -219,10 +220,13 @@ def run_internal_unrolling(device: Device, a: np.ndarray, *, UNROLL: int = 2) ->
     return decompose(device, a, 16, perimeter_plain(16), internal_plain(16, UNROLL))
 
 
-def run_internal_blocked(device: Device, a: np.ndarray, *, BS: int = 32, ROWS: int = 2, COLS: int = 2) -> np.ndarray:
+def run_internal_blocked(
+    device: Device, a: np.ndarray, *, BS: int = 32, ROWS: int = 2, COLS: int = 2, UNROLL: int = 1
+) -> np.ndarray:
     """The internal kernel's optimizations at once: BS x BS blocks, each work-item updating
-    ROWS adjacent rows and COLS strided columns; the space the tuner searches for a device."""
-    return decompose(device, a, BS, perimeter_plain(BS), internal_coarse(BS, ROWS, COLS))
+    ROWS adjacent rows and COLS strided columns, the inner product unrolled by UNROLL; the
+    space the tuner searches for a device."""
+    return decompose(device, a, BS, perimeter_plain(BS), internal_coarse(BS, ROWS, COLS, UNROLL))
 
 
 _BLOCKS = Param("BS", 32, (32, 64), "block edge of every kernel (the baseline's is 16)")
@@ -341,12 +345,13 @@ add(
             INTERNAL,
             "blocked",
             "beyond 002 §6.1.2 (its optimizations together)",
-            "BS x BS blocks, each work-item updating ROWS adjacent rows and COLS strided columns",
+            "BS x BS blocks, each work-item updating ROWS adjacent rows and COLS strided columns, unrolled by UNROLL",
             run_internal_blocked,
             params=(
                 Param("BS", 32, (16, 32, 64), "block edge of every kernel"),
                 Param("ROWS", 2, (1, 2, 4, 8), "adjacent rows per work-item"),
                 Param("COLS", 2, (1, 2, 4, 8), "strided columns per work-item"),
+                Param("UNROLL", 1, (1, 2, 4, 8), "unrolling factor of the inner product"),
             ),
             requires=(
                 work_group(

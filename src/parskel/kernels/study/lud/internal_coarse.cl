@@ -6,8 +6,10 @@
  *   ROWS > 1 (the second way, its height divided by ROWS): rows ROWS ty ... ROWS ty + ROWS - 1,
  *            adjacent.
  *
- * The work-group is (BS / COLS) x (BS / ROWS). */
+ * The work-group is (BS / COLS) x (BS / ROWS). UNROLL (1, 2, 4 or 8) unrolls the BS-step inner
+ * product by the preprocessor (study/repeat.h), for the variant that combines the three. */
 #include "common/parskel.h"
+#include "study/repeat.h"
 
 #ifndef BS
 #define BS 16
@@ -19,7 +21,16 @@
 #define COLS 1
 #endif
 
+#ifndef UNROLL
+#define UNROLL 1
+#endif
+
 #define WIDE (BS / COLS) /* the work-group's width */
+/* step k of every element's inner product */
+#define TERM(_, k)                                                                   \
+    for (uint a = 0; a < ROWS; ++a)                                                  \
+        for (uint b = 0; b < COLS; ++b)                                              \
+            sum[a][b] += col[ty * ROWS + a][(k)] * row[(k)][tx + b * WIDE];
 
 __kernel void lud_internal(__global float *m, uint n, uint offset)
 {
@@ -42,10 +53,15 @@ __kernel void lud_internal(__global float *m, uint n, uint offset)
     for (uint a = 0; a < ROWS; ++a)
         for (uint b = 0; b < COLS; ++b)
             sum[a][b] = 0.0f;
-    for (uint k = 0; k < BS; ++k)
-        for (uint a = 0; a < ROWS; ++a)
-            for (uint b = 0; b < COLS; ++b)
-                sum[a][b] += col[ty * ROWS + a][k] * row[k][tx + b * WIDE];
+#if UNROLL == 1
+    for (uint k = 0; k < BS; ++k) {
+        TERM(_, k)
+    }
+#else
+    for (uint k = 0; k < BS; k += UNROLL) {
+        PS_REPEAT(UNROLL, TERM, _, k)
+    }
+#endif
     for (uint a = 0; a < ROWS; ++a)
         for (uint b = 0; b < COLS; ++b)
             m[(top + ty * ROWS + a) * n + left + tx + b * WIDE] -= sum[a][b];
