@@ -5,8 +5,11 @@ synthetic timings; the command. The NVRTC build of every study kernel is in test
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+import math
 from collections import deque
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,7 +17,9 @@ import pytest
 from parskel.bench.harness import Result
 from parskel.cli import main
 from parskel.errors import LaunchError
+from parskel.runtime import round_down_to_power_of_two
 from parskel.study import STUDIES, bfs, crc, default_settings, findings, lud, needle, srad
+from parskel.study.base import COMBINED
 from parskel.study.findings import DeviceFacts
 from parskel.study.runner import run
 
@@ -78,17 +83,33 @@ def test_crc_shares_add_up_to_the_bytewise_crc(device):
 
 
 @pytest.mark.parametrize(
-    "params", [{"COARSEN": 1, "UNROLL": 32, "DIVIDE": 1}, {"COARSEN": 16, "UNROLL": 1, "DIVIDE": 32}]
+    "params",
+    [
+        {"COARSEN": 1, "UNROLL": 32, "DIVIDE": 1},
+        {"COARSEN": 16, "UNROLL": 1, "DIVIDE": 32},
+        {"COARSEN": 8, "UNROLL": 2, "DIVIDE": 16},
+        {"COARSEN": 2, "UNROLL": 8, "DIVIDE": 2},
+    ],
 )
 def test_crc_combined_at_other_levels(device, params):
     """The combined variant away from its defaults (the grid measures those): every level of
-    each optimization at once still gives each byte's share."""
-    (data,) = crc.make(4099, np.random.default_rng(5))
-    assert np.array_equal(crc.run_combined(device, data, **params), crc.shares(data))
+    each optimization at once still gives each byte's share, at sizes no multiple of a group."""
+    variant = next(v for v in STUDIES["crc"].variants() if v.name == "combined")
+    if variant.unmet(device, params):
+        pytest.skip(f"{device.id} cannot run {params}: {variant.unmet(device, params)}")
+    for n in (1, 4099):
+        (data,) = crc.make(n, np.random.default_rng(5))
+        assert np.array_equal(crc.run_combined(device, data, **params), crc.shares(data)), (params, n)
 
 
 @pytest.mark.parametrize(
-    "params", [{"BS": 16, "ROWS": 8, "COLS": 1, "UNROLL": 8}, {"BS": 64, "ROWS": 4, "COLS": 8, "UNROLL": 2}]
+    "params",
+    [
+        {"BS": 16, "ROWS": 8, "COLS": 1, "UNROLL": 8},
+        {"BS": 64, "ROWS": 4, "COLS": 8, "UNROLL": 2},
+        {"BS": 32, "ROWS": 1, "COLS": 4, "UNROLL": 1},
+        {"BS": 16, "ROWS": 2, "COLS": 2, "UNROLL": 4},
+    ],
 )
 def test_lud_blocked_at_other_levels(device, params):
     variant = next(v for v in STUDIES["lud_internal"].variants() if v.name == "blocked")
@@ -102,22 +123,49 @@ def test_lud_blocked_at_other_levels(device, params):
     assert lud.check(got, a) is None
 
 
-def test_a_combined_variant_is_one_point_of_the_study_and_its_whole_space_for_the_tuner(device):
-    """The study measures a combined variant at its defaults; the tuner searches every level
-    of each of its parameters (crc's combined: 5 x 6 x 6 points beside the seed's 18)."""
+def test_a_combined_variant_is_one_point_of_the_study():
+    for name in ("crc", "lud_internal"):
+        combined = [p for p in _points(name) if COMBINED in p.variant.tags]
+        assert len(combined) == 1 and combined[0].values == combined[0].variant.resolve()
+        assert combined[0].label == combined[0].variant.name
+
+
+def test_the_tuner_searches_every_level_of_the_combined_variants(device):
+    """Spaces counted from the choices and the requirements: crc's DIVIDE must leave a
+    work-item of the base group (at most 1024), groups needs 2 compute units; lud_internal's
+    blocked needs its (BS / COLS) x (BS / ROWS) group and the perimeter's 3 BS^2 floats."""
     from parskel.tune import targets, tuner
 
-    for name in ("crc", "lud_internal"):
-        combined = [p for p in _points(name) if p.variant.name in ("combined", "blocked")]
-        assert len(combined) == 1 and combined[0].values == combined[0].variant.resolve()
+    info = device.info
+    base = round_down_to_power_of_two(min(1024, info.max_work_group_size))
+    settings = tuner.Settings(strategy="brute", budget=None)
+
     target = targets.find("crc")
-    space = tuner.space_for(target, device, 1 << 16, tuner.Settings(strategy="brute", budget=None))
-    seed_points = sum(
-        int(np.prod([len(p.choices) for p in v.params])) for v in target.variants() if v.name != "combined"
-    )
-    refused_seed = sum(1 for c, _ in space.refused if c.variant != "combined")
-    assert sum(1 for c in space.points if c.variant == "combined") == 5 * 6 * 6
-    assert len(space) == seed_points - refused_seed + 5 * 6 * 6
+    expected = 0
+    for variant in target.variants():
+        levels = [sum(1 for v in p.choices if p.name != "DIVIDE" or v <= base) for p in variant.params]
+        expected += math.prod(levels) * (variant.name != "groups" or info.compute_units >= 2)
+    space = tuner.space_for(target, device, 1 << 16, settings)
+    assert len(space) == expected > 100
+    assert sum(c.variant == "combined" for c in space.points) == 5 * 6 * sum(d <= base for d in (1, 2, 4, 8, 16, 32))
+
+    target = targets.find("lud_internal")
+    blocked = target.variant("blocked")
+    fits = 0
+    for values in itertools.product(*(p.choices for p in blocked.params)):
+        p = dict(zip((q.name for q in blocked.params), values))
+        group = (p["BS"] // p["COLS"]) * (p["BS"] // p["ROWS"])
+        fits += group <= info.max_work_group_size and 3 * p["BS"] ** 2 * 4 <= info.local_mem_bytes
+    space = tuner.space_for(target, device, 256, settings)
+    assert sum(c.variant == "blocked" for c in space.points) == fits
+
+
+def test_a_divide_that_leaves_no_work_item_is_refused_before_building():
+    small = SimpleNamespace(id="small", info=SimpleNamespace(max_work_group_size=24, compute_units=4))
+    for name in ("geometry", "combined"):
+        variant = next(v for v in STUDIES["crc"].variants() if v.name == name)
+        assert not variant.unmet(small, {"DIVIDE": 16})  # 16 of a base group of 16
+        assert variant.unmet(small, {"DIVIDE": 32})
 
 
 def _alignment(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -6,6 +6,10 @@ the shared registry, under the family ``study.<name>``: ``Param.choices`` hold t
 (coarsening 2/4/8/16, block size 32, ...), ``Requirement`` s what a level needs from a device.
 A study adds what the registry does not know: the inputs and their check (a bench
 :class:`~parskel.bench.cases.Case`), which kernel is timed, and how much memory a size takes.
+
+A variant tagged :data:`COMBINED` (crc's ``combined``, lud_internal's ``blocked``) goes beyond
+the seed: it applies several of a kernel's optimizations at once, each parameter at any level.
+The grid measures it at its defaults only; the tuner (``parskel tune``) searches all of it.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ class Study:
     ``timed`` names the kernels whose device time is measured, the one the study varies under
     each of its names (the others of the application run in their baseline form and count as
     ``other`` time); ``footprint(size)`` is the largest
-    buffer and the total device memory one run takes, in bytes.
+    buffer and the total device memory one run takes, in bytes. Its :meth:`grid` sweeps every
+    variant's levels but a :data:`COMBINED` variant's, which it takes at the defaults.
     """
 
     name: str

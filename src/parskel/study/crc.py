@@ -11,12 +11,14 @@ shares must equal.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 
 import numpy as np
 
 from ..algorithms.registry import Param, Requirement, Variant
 from ..bench.cases import Case, exact
+from ..errors import LaunchError
 from ..runtime import Device, Kernel, round_down_to_power_of_two, round_to_multiple
 from .base import COMBINED, Study, add
 
@@ -101,7 +103,10 @@ def compute(
         return data.copy()
     program = device.program("study/crc/crc.cl", {"COARSEN": coarsen, "UNROLL": unroll})
     kernel = program.kernel("crc_bytes" if groups is None else "crc_strided")
-    local = base_work_group(device, kernel) // divide
+    base = base_work_group(device, kernel)
+    local = base // divide
+    if local < 1:  # the kernel's own limit, known once built, is below the device's (_DIVIDES)
+        raise LaunchError(f"crc: a work-group of {base} work-items cannot be divided by {divide}")
     items = round_to_multiple(-(-n // coarsen), local) if groups is None else groups * local
     source, tables = device.to_device(data), device.to_device(power_tables())
     out = device.alloc(n)
@@ -116,6 +121,15 @@ def base_work_group(device: Device, kernel: Kernel) -> int:
     at most 1024 (the largest on every device the seed measured), so that devices compare at
     one geometry where they can (NVIDIA's OpenCL runs this kernel in at most 256)."""
     return round_down_to_power_of_two(min(1024, device.info.max_work_group_size, kernel.max_work_group_size))
+
+
+def _divides(device: Device, p: Mapping[str, int]) -> bool:
+    """Whether the base work-group, bounded by the device before any kernel is built, keeps a
+    work-item when divided by DIVIDE."""
+    return round_down_to_power_of_two(min(1024, device.info.max_work_group_size)) >= p["DIVIDE"]
+
+
+_DIVIDES = Requirement("work-groups of the base size / DIVIDE, at least one work-item", _divides)
 
 
 def make(n: int, rng: np.random.Generator) -> tuple[np.ndarray]:
@@ -191,6 +205,7 @@ add(
             "work-groups of the baseline's size / DIVIDE",
             run_geometry,
             params=(Param("DIVIDE", 2, (2, 4, 8, 16, 32), "divisor of the work-group size"),),
+            requires=(_DIVIDES,),
         ),
         Variant(
             FAMILY,
@@ -220,6 +235,7 @@ add(
                 Param("UNROLL", 4, (1, 2, 4, 8, 16, 32), "unrolling factor"),
                 Param("DIVIDE", 4, (1, 2, 4, 8, 16, 32), "divisor of the work-group size"),
             ),
+            requires=(_DIVIDES,),
             tags=frozenset({COMBINED}),
         ),
     ],
