@@ -114,16 +114,23 @@ def _parse_param(text: str, where: str) -> Param:
     )
 
 
-def parse_signature(source: UserSource, where: str) -> Signature:
-    """The signature of the last top-level function in ``source``."""
-    if not isinstance(source, str) or not source.strip():
-        raise UserFunctionError(f"{where}: expected the user function as OpenCL C source text")
+def _last_function(source: str) -> tuple[str, re.Match[str] | None]:
+    """``source`` with its comments blanked out, and the head of its last top-level function
+    definition (None if it has none)."""
     text = _COMMENTS.sub(lambda m: " " * len(m.group()), source)
     found = None
     for match in _FUNCTION.finditer(text):
         head = text[: match.start()]
         if head.count("{") == head.count("}"):
             found = match
+    return text, found
+
+
+def parse_signature(source: UserSource, where: str) -> Signature:
+    """The signature of the last top-level function in ``source``."""
+    if not isinstance(source, str) or not source.strip():
+        raise UserFunctionError(f"{where}: expected the user function as OpenCL C source text")
+    _, found = _last_function(source)
     if found is None:
         raise UserFunctionError(f"{where}: no function definition found in:\n{source}")
     ret_words = [w for w in found[1].replace("*", " * ").split() if w not in _QUALIFIERS]
@@ -137,12 +144,7 @@ def parse_signature(source: UserSource, where: str) -> Signature:
 def function_body(source: str) -> str:
     """The statements of the last top-level function in ``source`` (between its braces), without
     comments: what :func:`parse_signature` found the signature of."""
-    text = _COMMENTS.sub(lambda m: " " * len(m.group()), source)
-    found = None
-    for match in _FUNCTION.finditer(text):
-        head = text[: match.start()]
-        if head.count("{") == head.count("}"):
-            found = match
+    text, found = _last_function(source)
     if found is None:
         return ""
     depth, start = 1, found.end()
