@@ -284,7 +284,9 @@ def test_a_budget_stops_a_point_before_sizes_it_would_take_too_long_at(device, m
     results = run([device], settings)
     statuses = [(r.size, r.status) for r in results if r.subject == "baseline"]
     assert statuses == [(8, "ok"), (16, "skipped"), (32, "skipped")]
-    assert all("over 1000 s (judged at size 8)" in r.message for r in results if r.status == "skipped")
+    # skipped by the budget, or (a device whose work-groups are smaller: NVIDIA's OpenCL) by BS=32's
+    budget = [r for r in results if r.status == "skipped" and "work-group" not in r.message]
+    assert budget and all("over 1000 s (judged at size 8)" in r.message for r in budget)
 
 
 def test_a_time_limit_skips_what_is_left(device):
@@ -420,8 +422,11 @@ def test_study_command_stores_checks_and_reports(tmp_path, device, capsys):
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     seen = {(r["family"], r["subject"], r["params"], r["status"]) for r in out["results"]}
-    assert ("study.crc", "granularity", "COARSEN=16", "ok") in seen and ("study.srad", "padding", "BS=32", "ok") in seen
-    assert {r["status"] for r in out["results"]} == {"ok"} and len(out["results"]) == 5 + 3
+    assert ("study.crc", "granularity", "COARSEN=16", "ok") in seen
+    # srad at BS=32 takes 32 x 32 work-items, more than some devices' kernels run (NVIDIA's OpenCL)
+    (wide,) = [r for r in out["results"] if r["subject"] == "padding" and r["params"] == "BS=32"]
+    assert wide["status"] == "ok" or (wide["status"] == "skipped" and "work-group" in wide["message"])
+    assert {r["status"] for r in out["results"] if r is not wide} == {"ok"} and len(out["results"]) == 5 + 3
     assert {f["claim"] for f in out["findings"]} == {c.key for c in findings.CLAIMS}
     report = tmp_path / "report"
     page = (report / "index.html").read_text()
