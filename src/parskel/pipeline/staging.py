@@ -20,7 +20,6 @@ first use and kept: the host memory staging ever holds is bounded by ``2 * SLOTS
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -29,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..runtime import Buffer, Device, Marker
+from ..runtime.arrays import host_memory_bytes
 from . import copies
 
 #: Slots each way.
@@ -50,15 +50,9 @@ def slot_bytes(host_bytes: int) -> int:
     return min(1 << (share.bit_length() - 1), 64 << 20)
 
 
-def _host_bytes() -> int:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):  # a host that does not say: the smallest slots
-        return 0
-
-
-#: Bytes of one pinned slot here (see :func:`slot_bytes`).
-SLOT_BYTES = slot_bytes(_host_bytes())
+#: Bytes of one pinned slot here (see :func:`slot_bytes`; a host that does not say its memory
+#: gets the smallest).
+SLOT_BYTES = slot_bytes(host_memory_bytes())
 
 
 @dataclass

@@ -8,6 +8,7 @@ view, and only when a device array actually arrives.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -90,3 +91,11 @@ def based_on(array: Any, kind: type) -> bool:
             return True
         array = getattr(array, "base", None)
     return False
+
+
+def host_memory_bytes() -> int:
+    """The host's physical memory in bytes, 0 where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 0

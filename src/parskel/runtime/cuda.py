@@ -21,7 +21,6 @@ import contextlib
 import ctypes
 import dataclasses
 import math
-import os
 import re
 import struct
 import weakref
@@ -31,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
-from .arrays import based_on, is_device_array
+from .arrays import based_on, host_memory_bytes, is_device_array
 from .base import (
     Backend,
     Buffer,
@@ -79,10 +78,7 @@ _pinned_results = [0]  # bytes of page-locked results alive now
 
 
 def _pinned_result_limit() -> int:
-    try:
-        return int(PINNED_RESULT_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError):  # a host that does not say: no page-locked results
-        return 0
+    return int(PINNED_RESULT_SHARE * host_memory_bytes())  # 0 where the host does not say: none
 
 
 def _pinned_result_freed(nbytes: int) -> None:
