@@ -1,6 +1,6 @@
 """parskel's search strategies beside Kernel Tuner's on the same measured search spaces.
 
-For each target (matmul, scan, sort and two study kernels) this script
+For each target (matmul, scan, sort and three study kernels) this script
 
 1. measures every point of the target's space on the device (``parskel tune --strategy brute``
    with no budget): the exhaustive best, and what a brute-force search costs;
@@ -53,6 +53,7 @@ TARGETS = {
     "scan": {"size": 1 << 20, "variants": None, "only": {}},
     "sort": {"size": 1 << 20, "variants": None, "only": {}},
     "crc": {"size": 1 << 22, "variants": None, "only": {}},
+    "lud_perimeter": {"size": 512, "variants": None, "only": {}},
     "lud_internal": {"size": 512, "variants": None, "only": {}},
 }
 PARSKEL_STRATEGIES = ("random", "anneal", "bayes")

@@ -123,8 +123,42 @@ def test_lud_blocked_at_other_levels(device, params):
     assert lud.check(got, a) is None
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"BS": 16, "COARSEN": 1, "VECTOR": 0, "UNROLL": 8},
+        {"BS": 32, "COARSEN": 16, "VECTOR": 1, "UNROLL": 4},
+        {"BS": 64, "COARSEN": 2, "VECTOR": 1, "UNROLL": 2},
+        {"BS": 64, "COARSEN": 8, "VECTOR": 0, "UNROLL": 1},
+    ],
+)
+def test_lud_perimeter_combined_at_other_levels(device, params):
+    """Every block edge, coarsening, vector form and unrolling of the perimeter kernel at once,
+    on a matrix of no block's multiple: the rows' varying lengths leave remainders after the
+    unrolled steps."""
+    variant = next(v for v in STUDIES["lud_perimeter"].variants() if v.name == "combined")
+    if variant.unmet(device, params):
+        pytest.skip(f"{device.id} cannot run {params}: {variant.unmet(device, params)}")
+    (a,) = lud.make(100, np.random.default_rng(7))
+    try:
+        got = lud.run_perimeter_combined(device, a, **params)
+    except LaunchError as exc:  # NVIDIA's OpenCL adds a few bytes to BS 64's three blocks
+        pytest.skip(str(exc))
+    assert lud.check(got, a) is None
+
+
+def test_the_perimeter_combined_space_leaves_out_one_value_vectors(device):
+    from parskel.tune import targets, tuner
+
+    space = tuner.space_for(targets.find("lud_perimeter"), device, 256, tuner.Settings(strategy="brute", budget=None))
+    combined = [c.values for c in space.points if c.variant == "combined"]
+    assert combined and all(p["COARSEN"] >= 2 for p in combined if p["VECTOR"])
+    fits = sum(3 * bs * bs * 4 <= device.info.local_mem_bytes for bs in (16, 32, 64))
+    assert len(combined) == fits * (5 + 4) * 4  # scalar at 5 coarsenings, vectors at 4; 4 unrollings
+
+
 def test_a_combined_variant_is_one_point_of_the_study():
-    for name in ("crc", "lud_internal"):
+    for name in ("crc", "lud_perimeter", "lud_internal"):
         combined = [p for p in _points(name) if COMBINED in p.variant.tags]
         assert len(combined) == 1 and combined[0].values == combined[0].variant.resolve()
         assert combined[0].label == combined[0].variant.name

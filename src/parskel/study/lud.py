@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms.registry import Param, Variant
+from ..algorithms.registry import Param, Requirement, Variant
 from ..bench.cases import Case
 from ..errors import ShapeError
 from ..runtime import Device, round_to_multiple
@@ -48,10 +48,9 @@ def perimeter_plain(bs: int, unroll: int = 0) -> Kernel:
     return Kernel("study/lud/perimeter.cl", {"BS": bs, "UNROLL": unroll}, (2 * bs,))
 
 
-def perimeter_coarse(bs: int, coarsen: int, vector: bool) -> Kernel:
-    return Kernel(
-        "study/lud/perimeter_coarse.cl", {"BS": bs, "COARSEN": coarsen, "VECTOR": int(vector)}, (2 * bs // coarsen,)
-    )
+def perimeter_coarse(bs: int, coarsen: int, vector: bool, unroll: int = 1) -> Kernel:
+    defines = {"BS": bs, "COARSEN": coarsen, "VECTOR": int(vector), "UNROLL": unroll}
+    return Kernel("study/lud/perimeter_coarse.cl", defines, (2 * bs // coarsen,))
 
 
 def internal_plain(bs: int, unroll: int = 1) -> Kernel:
@@ -200,6 +199,20 @@ def run_perimeter_unrolling(device: Device, a: np.ndarray, *, UNROLL: int = 1) -
     return decompose(device, a, 16, perimeter_plain(16, UNROLL), internal_plain(16))
 
 
+def run_perimeter_combined(
+    device: Device, a: np.ndarray, *, BS: int = 16, COARSEN: int = 4, VECTOR: int = 1, UNROLL: int = 1
+) -> np.ndarray:
+    """The perimeter kernel's optimizations at once: BS x BS blocks, COARSEN columns (rows) per
+    work-item, held as one vector when VECTOR is 1, the loop over earlier rows unrolled by
+    UNROLL; the space the tuner searches for a device. The other kernels keep 16 x 16
+    work-groups (the internal one updates (BS / 16)^2 elements per work-item), so that every
+    block edge runs wherever the perimeter kernel does."""
+    side = BS // 16
+    return decompose(
+        device, a, BS, perimeter_coarse(BS, COARSEN, bool(VECTOR), UNROLL), internal_coarse(BS, side, side)
+    )
+
+
 def run_internal_strided(device: Device, a: np.ndarray, *, COARSEN: int = 2) -> np.ndarray:
     return decompose(device, a, 16, perimeter_plain(16), internal_coarse(16, 1, COARSEN))
 
@@ -227,6 +240,10 @@ def run_internal_blocked(
     ROWS adjacent rows and COLS strided columns, the inner product unrolled by UNROLL; the
     space the tuner searches for a device."""
     return decompose(device, a, BS, perimeter_plain(BS), internal_coarse(BS, ROWS, COLS, UNROLL))
+
+
+def _vectors(device: Device, p: Mapping[str, int]) -> bool:
+    return not p["VECTOR"] or p["COARSEN"] >= 2
 
 
 _BLOCKS = Param("BS", 32, (32, 64), "block edge of every kernel (the baseline's is 16)")
@@ -278,6 +295,28 @@ add(
             "case 1: outer loops unrolled, inner by 2; case 2: all solve loops unrolled; case 3: loads too",
             run_perimeter_unrolling,
             params=(Param("UNROLL", 1, (1, 2, 3), "the seed's unrolling case"),),
+        ),
+        Variant(
+            PERIMETER,
+            "combined",
+            "beyond 002 §6.1.1 (its optimizations together)",
+            "BS x BS blocks, COARSEN columns (rows) per work-item, as one vector when VECTOR is 1, "
+            "the solve's inner loop unrolled by UNROLL",
+            run_perimeter_combined,
+            params=(
+                Param("BS", 16, (16, 32, 64), "block edge of every kernel"),
+                Param("COARSEN", 4, (1, 2, 4, 8, 16), "columns or rows per work-item"),
+                Param("VECTOR", 1, (0, 1), "1: a work-item's values as one floatCOARSEN vector"),
+                Param("UNROLL", 1, (1, 2, 4, 8), "unrolling factor of the loop over earlier rows"),
+            ),
+            requires=(
+                Requirement("vectors of 2 to 16 values (VECTOR needs COARSEN 2 or more)", _vectors),
+                work_group("work-groups of 2 BS / COARSEN work-items", lambda p: 2 * p["BS"] // p["COARSEN"]),
+                local_memory(
+                    "local memory for three BS x BS float blocks (the perimeter kernel)", lambda p: 3 * p["BS"] ** 2 * 4
+                ),
+            ),
+            tags=frozenset({COMBINED}),
         ),
     ],
 )

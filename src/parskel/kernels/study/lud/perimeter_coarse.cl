@@ -7,7 +7,11 @@
  * just like its columns of the row block, and both solves have the same shape.
  *
  * VECTOR 1 holds a work-item's COARSEN values as one floatCOARSEN vector (COARSEN 2, 4, 8 or
- * 16): the granularity variant with vector types on top. */
+ * 16): the granularity variant with vector types on top.
+ *
+ * UNROLL (1, 2, 4 or 8) unrolls the loop over earlier rows, whose length varies from row to row,
+ * by the preprocessor (study/repeat.h), the rest of each row's steps one by one: with BS and
+ * COARSEN, the variant that combines the seed's optimizations of this kernel. */
 #include "common/parskel.h"
 #include "study/repeat.h"
 
@@ -19,6 +23,10 @@
 #endif
 #ifndef VECTOR
 #define VECTOR 0
+#endif
+
+#ifndef UNROLL
+#define UNROLL 1
 #endif
 
 #define ITEMS (BS / COARSEN) /* work-items per strip */
@@ -53,26 +61,47 @@ __kernel void lud_perimeter(__global float *m, uint n, uint offset)
         for (uint i = 1; i < BS; ++i) {
 #if VECTOR
             VT acc = VLOAD(first, &row[i][0]);
-            for (uint j = 0; j < i; ++j)
-                acc -= dia[i][j] * VLOAD(first, &row[j][0]);
-            VSTORE(acc, first, &row[i][0]);
+#define ROW_STEP(_, j) acc -= dia[i][j] * VLOAD(first, &row[j][0]);
 #else
-            for (uint j = 0; j < i; ++j)
-                for (uint k = first * COARSEN; k < (first + 1) * COARSEN; ++k)
-                    row[i][k] -= dia[i][j] * row[j][k];
+#define ROW_STEP(_, j)                                                       \
+    for (uint k = first * COARSEN; k < (first + 1) * COARSEN; ++k)          \
+        row[i][k] -= dia[i][j] * row[j][k];
+#endif
+            uint j = 0;
+#if UNROLL > 1
+            for (; j + UNROLL <= i; j += UNROLL) {
+                PS_REPEAT(UNROLL, ROW_STEP, _, j)
+            }
+#endif
+            for (; j < i; ++j) {
+                ROW_STEP(_, j)
+            }
+#if VECTOR
+            VSTORE(acc, first, &row[i][0]);
 #endif
         }
     } else {
         for (uint i = 0; i < BS; ++i) {
 #if VECTOR
             VT acc = VLOAD(first, &colT[i][0]);
-            for (uint j = 0; j < i; ++j)
-                acc -= dia[j][i] * VLOAD(first, &colT[j][0]);
+#define COL_STEP(_, j) acc -= dia[j][i] * VLOAD(first, &colT[j][0]);
+#else
+#define COL_STEP(_, j)                                                       \
+    for (uint k = first * COARSEN; k < (first + 1) * COARSEN; ++k)          \
+        colT[i][k] -= dia[j][i] * colT[j][k];
+#endif
+            uint j = 0;
+#if UNROLL > 1
+            for (; j + UNROLL <= i; j += UNROLL) {
+                PS_REPEAT(UNROLL, COL_STEP, _, j)
+            }
+#endif
+            for (; j < i; ++j) {
+                COL_STEP(_, j)
+            }
+#if VECTOR
             VSTORE(acc / dia[i][i], first, &colT[i][0]);
 #else
-            for (uint j = 0; j < i; ++j)
-                for (uint k = first * COARSEN; k < (first + 1) * COARSEN; ++k)
-                    colT[i][k] -= dia[j][i] * colT[j][k];
             for (uint k = first * COARSEN; k < (first + 1) * COARSEN; ++k)
                 colT[i][k] /= dia[i][i];
 #endif
