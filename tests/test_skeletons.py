@@ -346,7 +346,8 @@ def test_a_scan_of_large_records_takes_groups_its_local_memory_holds(device, mon
 @pytest.mark.parametrize("commutative", [None, False])
 @pytest.mark.parametrize("n", [1, 31, 32, 33, 1000, 65537, (1 << 20) + 5])
 def test_reduce_of_an_operator_that_commutes(device, n, commutative):
-    """A sum seen to commute folds elements in turn on CPUs (32 folds of consecutive elements);
+    """A sum seen to commute folds elements in turn on CPUs (32 folds of consecutive elements)
+    and per lane across a warp's whole chunk on GPUs (the lanes combined once, at the end);
     ``commutative=False`` keeps the ordered parts. Whole numbers in float64 sum exactly in any
     order, so both must give the exact total; fmax must give the largest element."""
     if not device.info.fp64:

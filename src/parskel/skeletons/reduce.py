@@ -251,7 +251,8 @@ class Reduce(Reduction):
     ``commutative`` says whether ``op(a, b) == op(b, a)``; left out, parskel sees it in an
     operator that is one ``+``, ``*``, ``&``, ``|`` or ``^`` of its operands, or their
     ``fmin``/``fmax`` (``min``/``max`` for integers). A CPU device then folds consecutive
-    elements side by side, in vectors; otherwise it keeps their order.
+    elements side by side, in vectors, and a GPU's lanes each fold their own elements and
+    combine once; otherwise the order is kept.
 
     >>> v = ps.Vector(np.arange(100, dtype=np.float32))
     >>> ps.Reduce(lambda a, b: max(a, b), identity=-np.inf)(v)

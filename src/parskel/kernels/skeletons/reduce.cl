@@ -12,7 +12,8 @@
  * PS_OP_EXTRA_PARAMS/_ARGS (the extra arguments of the map function and of the operator),
  * PS_WG (the work-group size), ITEMS, VEC and PS_CHAINS (independent folds per work-item: 1 on
  * GPUs, several on CPUs), PS_COMMUTES (1 when the operator commutes: a CPU's folds may then
- * take elements in turn, so that they read consecutive elements the compiler loads as vectors). */
+ * take elements in turn, so that they read consecutive elements the compiler loads as vectors;
+ * a GPU's lanes then fold elements a warp's width apart and combine once, at the end). */
 #include "common/parskel.h"
 #include "common/subgroup.h"
 #include "common/coherent.h"
@@ -85,6 +86,41 @@ void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS
     uint begin = PS_MIN(warp * chunk, ps_n);
     uint end = PS_MIN(begin + chunk, ps_n);
     PS_T acc = identity;
+#if R_LANES > 1 && PS_COMMUTES
+    /* GPUs, an operator that commutes: each lane folds its own elements across the spans, a
+     * warp's loads cover whole lines (lane l reads vectors l, l + R_LANES, ... of a span), and
+     * the lanes combine once, after the chunk (in any order: the operator commutes) */
+    for (uint t = begin; t < end; t += R_SPAN) {
+        if (t + R_SPAN <= end) {
+#if VEC > 1
+            __global const PS_IN_VT *v = (__global const PS_IN_VT *)(ps_in + t);
+#pragma unroll
+            for (uint k = 0; k < ITEMS / VEC; ++k) {
+                uint at = k * R_LANES + lane;
+                PS_IN_VT w = v[at];
+                PS_IN_T e[VEC];
+                PS_SPLIT(w, e)
+#pragma unroll
+                for (uint c = 0; c < VEC; ++c)
+                    acc = PS_OP(acc, PS_MAP(e[c], t + at * VEC + c));
+            }
+#else
+#pragma unroll
+            for (uint k = 0; k < ITEMS; ++k)
+                acc = PS_OP(acc, PS_MAP(ps_in[t + k * R_LANES + lane], t + k * R_LANES + lane));
+#endif
+        } else {
+            for (uint i = t + lane; i < end; i += R_LANES)
+                acc = PS_OP(acc, PS_MAP(ps_in[i], i));
+        }
+    }
+    for (uint d = 1; d < R_LANES; d <<= 1) {
+        PS_T other;
+        PS_SHFL_DOWN_ANY(PS_T, other, acc, d);
+        if ((lane & (2 * d - 1)) == 0)
+            acc = PS_OP(acc, other);
+    }
+#else
     for (uint t = begin; t < end; t += R_SPAN) {
 #if R_LANES > 1
         PS_T x = ps_fold_items(ps_in, t + lane * ITEMS, end, identity, ps_cols PS_MAP_EXTRA_ARGS PS_OP_EXTRA_ARGS);
@@ -102,6 +138,7 @@ void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS
         break;
 #endif
     }
+#endif
 #if R_LANES == 1 && PS_CHAINS > 1 && PS_COMMUTES
     {
         /* CPUs, an operator that commutes: fold c takes elements c, c + PS_FOLDS, ... of the
