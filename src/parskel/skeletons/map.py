@@ -24,6 +24,19 @@ TEMPLATE = "skeletons/map.cl"
 # below this many elements a CPU runs the checked kernel alone: a second launch costs more than
 # the unchecked kernel saves
 _FLAT_MIN = 1 << 14
+
+
+def _unroll(out: np.dtype | None) -> int:
+    """Elements a work-item of the grid-stride kernel loads before it stores: 8 results of at
+    most 8 bytes (on an H200, x * x over 2^28 floats took 0.601 ms at 8 and 0.630 ms at 4; a
+    copy 0.509), 4 of larger ones, whose registers would cost occupancy.
+
+    >>> _unroll(np.dtype(np.float32)), _unroll(np.dtype([("a", "f8"), ("b", "f8")])), _unroll(None)
+    (8, 4, 4)
+    """
+    return 8 if out is not None and out.itemsize <= 8 else 4
+
+
 #: The kernel parameters that hold the extents of axes 1, 2 and 3 (1 past the container's last).
 EXTENTS = ("ps_e1", "ps_e2", "ps_e3")
 
@@ -93,6 +106,7 @@ class Elementwise(Skeleton):
             f"#define PS_VOID {int(self._void)}",
             "#define PS_EXTRA_PARAMS " + fn.extra_params("ps_x"),
             f"#define PS_ELEMENT_AT(ps_i) {element}",
+            f"#define PS_MAP_UNROLL {_unroll(self._out_dtype)}",
         ]
         used = list(dtypes) + ([] if self._out_dtype is None else [self._out_dtype])
         program = build(dev, self.name, TEMPLATE, [fn], used, "\n".join(glue) + "\n")

@@ -1,7 +1,7 @@
 /* Map, Zip, MapArray and Generate: a grid-stride loop, a work-item handling elements
- * i, i + S, i + 2S, ... (S the launch's work-items), four at a time so that four loads are in
- * flight before the stores (the output may alias an input: each element is read and written by
- * one work-item only). On GPUs the host launches enough work-groups to fill the device, not
+ * i, i + S, i + 2S, ... (S the launch's work-items), PS_MAP_UNROLL (8 or 4) at a time so that
+ * as many loads are in flight before the stores (the output may alias an input: each element
+ * is read and written by one work-item only). On GPUs the host launches enough work-groups to fill the device, not
  * one work-item per element; on CPUs one work-item per element (runtime/traits.py says why):
  * there ps_map_flat covers the whole work-groups without a bound check, which PoCL turns into
  * one vectorised loop over the group, and ps_map the last ps_n - ps_first elements.
@@ -12,6 +12,9 @@
 #include "common/parskel.h"
 
 #define PS_AT(i) PS_ELEMENT_AT((i))
+#ifndef PS_MAP_UNROLL
+#define PS_MAP_UNROLL 4 /* elements in flight per work-item: 4, or 8 */
+#endif
 
 __kernel void ps_map_flat(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps_e2, uint ps_e3 PS_EXTRA_PARAMS)
 {
@@ -32,6 +35,26 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
     for (; i < ps_n; i += stride)
         PS_AT(i);
 #else
+#if PS_MAP_UNROLL == 8
+    for (; i + 7 * stride < ps_n; i += 8 * stride) {
+        PS_OUT_T a = PS_AT(i);
+        PS_OUT_T b = PS_AT(i + stride);
+        PS_OUT_T c = PS_AT(i + 2 * stride);
+        PS_OUT_T d = PS_AT(i + 3 * stride);
+        PS_OUT_T e = PS_AT(i + 4 * stride);
+        PS_OUT_T f = PS_AT(i + 5 * stride);
+        PS_OUT_T g = PS_AT(i + 6 * stride);
+        PS_OUT_T h = PS_AT(i + 7 * stride);
+        ps_out[i] = a;
+        ps_out[i + stride] = b;
+        ps_out[i + 2 * stride] = c;
+        ps_out[i + 3 * stride] = d;
+        ps_out[i + 4 * stride] = e;
+        ps_out[i + 5 * stride] = f;
+        ps_out[i + 6 * stride] = g;
+        ps_out[i + 7 * stride] = h;
+    }
+#endif
     for (; i + 3 * stride < ps_n; i += 4 * stride) {
         PS_OUT_T a = PS_AT(i);
         PS_OUT_T b = PS_AT(i + stride);
