@@ -54,11 +54,13 @@ def test_preferences_follow_vendor_then_type_then_default():
     base = ps.device("pocl")
     nvidia = _described(base, vendor="NVIDIA Corporation", type="gpu")
     other_gpu = _described(base, vendor="Advanced Micro Devices, Inc.", type="gpu")
+    # a CPU the tuning database knows neither by name nor by vendor: the type's order
+    other_cpu = _described(base, name="an untuned CPU", vendor="A CPU maker", type="cpu")
     table = registry._preferences()
     assert registry.preferred("sort", nvidia)[0] == table["vendor:nvidia"]["sort"][0]
     assert registry.preferred("sort", other_gpu)[0] == table["gpu"]["sort"][0]
-    assert registry.preferred("sort", base)[0] == table["cpu"]["sort"][0]
-    for dev in (nvidia, other_gpu, base):  # every variant is still reachable, once
+    assert registry.preferred("sort", other_cpu)[0] == table["cpu"]["sort"][0]
+    for dev in (nvidia, other_gpu, other_cpu, base):  # every variant is still reachable, once
         order = registry.preferred("sort", dev)
         assert sorted(order) == sorted(v.name for v in registry.variants("sort"))
 
