@@ -370,6 +370,43 @@ def test_write_defaults_of_a_skeleton_keeps_the_table_and_writes_its_entries(tmp
     ]
 
 
+def test_a_search_of_small_sizes_leaves_the_table_to_the_larger_size_tuned_before(tmp_path, monkeypatch, shipped):
+    """Entries for the small size are written, but the coarse table keeps the order that the
+    device's larger size decided; without an entry at a larger size the small one decides."""
+    device = _pocl()
+    table_path = tmp_path / "preferred.json"
+    table_path.write_text(defaults.preferred_path().read_text())
+    monkeypatch.setattr(defaults, "preferred_path", lambda: table_path)
+    only = {"WG": (64,)}
+    with Store(tuner.store_path()) as store:  # each size measures another variant: their orders differ
+        small = tuner.tune(targets.find("scan"), device, [300], _scan_settings(variants={"blelloch"}, only=only), store)
+        large = tuner.tune(
+            targets.find("scan"), device, [3000], _scan_settings(variants={"vector_blocks"}, only=only), store
+        )
+    assert not defaults.larger_known(shipped, small[0])
+    defaults.write_defaults(large, "test")
+    after_large = table_path.read_text()
+    assert json.loads(after_large)["cpu"]["scan"][0] == "vector_blocks"
+    assert defaults.larger_known(shipped, small[0]) and not defaults.larger_known(shipped, large[0])
+    defaults.write_defaults(small, "test")
+    assert table_path.read_text() == after_large
+    assert sorted(e.size for e in database.read(shipped) if e.level == "device") == [300, 3000]
+
+
+def test_the_objective_can_be_chosen_and_is_recorded(capsys, monkeypatch):
+    device = _pocl()
+    seen = []
+    original = tuner.objective
+    monkeypatch.setattr(tuner, "objective", lambda target, *a: seen.append(target.objective) or original(target, *a))
+    args = ["tune", "scan", "--device", device.id, "--sizes", "1000", "--evaluations", "2", "--reps", "1"]
+    assert main([*args, "--variants", "hillis_steele", "--objective", "kernel", "--json"]) == 0
+    assert seen and set(seen) == {"kernel"}
+    entry = database.lookup("scan", device, 1000)
+    assert entry is not None and entry.entry.measured["objective"] == "kernel"
+    assert main([*args, "--objective", "fastest"]) == 2
+    assert "unknown objective 'fastest'" in capsys.readouterr().err
+
+
 def test_algorithms_minimize_kernel_time_where_the_device_has_its_own_memory():
     result = SimpleNamespace(status="ok", kernel=0.001, e2e=0.010)
     scan = targets.find("scan")

@@ -4,6 +4,7 @@ device, keep the best in the tuning database, and say what a call would use."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -85,6 +86,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     from ..bench.store import Store
     from ..tune import database, defaults, strategies, tuner
+    from ..tune.targets import OBJECTIVES
 
     if args.list:
         print(_listing(chosen_devices(args.device or [])[0]))
@@ -92,6 +94,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if args.target is None:
         raise UsageError("name a family or kernel to tune (parskel tune --list shows them)")
     target = _target(args.target)
+    if args.objective is not None:
+        if args.objective not in OBJECTIVES:
+            raise UsageError(f"unknown objective {args.objective!r}; choose from {', '.join(OBJECTIVES)}")
+        target = dataclasses.replace(target, objective=args.objective)
     if args.strategy not in strategies.STRATEGIES:
         raise UsageError(f"unknown strategy {args.strategy!r}; choose from {', '.join(strategies.STRATEGIES)}")
     variants = names(args.variants)
@@ -258,6 +264,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--set", action="append", metavar="NAME=V[,V...]", help="only these values of a parameter; repeatable"
     )
     p.add_argument("--reps", type=positive_int, default=3, help="measured repetitions per point (default 3)")
+    p.add_argument(
+        "--objective",
+        help="the time minimized: e2e (the whole call, host arrays in and out), kernel (the device's "
+        "kernels) or device (the kernels where the device has memory of its own, else the whole call); "
+        "default: the target's (device for the families, kernel for the study's kernels). Small sizes, "
+        "whose calls are mostly the host's work and the copies, are tuned with e2e",
+    )
     p.add_argument("--seed", type=int, default=20133, help="the strategy's random seed")
     p.add_argument(
         "--write-defaults",

@@ -4,7 +4,8 @@ Two files of the package are written, never edited by hand: the tuning database'
 defaults (``tune/defaults.json``: an entry for the device and one for its vendor and type) and
 ``algorithms/preferred.json``, the variant order used where the database has nothing: the
 device type's list (``cpu``, ``gpu``) and, for GPUs, the vendor's (``vendor:nvidia``) are
-reordered by the measured times, as a lookup orders them (the largest size measured decides).
+reordered by the measured times, as a lookup orders them (the largest size measured decides,
+unless the device was tuned at a larger size before).
 """
 
 from __future__ import annotations
@@ -77,6 +78,17 @@ def format_table(table: Table) -> str:
     return "{\n" + ",\n".join(blocks) + "\n}\n"
 
 
+def larger_known(path: Path, outcome: Outcome) -> bool:
+    """Whether the database at ``path`` holds an entry for ``outcome``'s family tuned on its
+    device at a larger size: then that size, not this one, keeps deciding the coarse table's
+    order (a search of small sizes, whose calls are the host's work, must not reorder it)."""
+    family, size = outcome.target.family, outcome.size
+    return any(
+        e.family == family and e.level == "device" and e.size > size and e.matches(outcome.device)
+        for e in database.read(path)
+    )
+
+
 def write_defaults(outcomes: Sequence[Outcome], command: str) -> list[Path]:
     """Write the shipped defaults from ``outcomes``; the files written."""
     ran = [o for o in outcomes if o.best is not None]
@@ -94,6 +106,8 @@ def write_defaults(outcomes: Sequence[Outcome], command: str) -> list[Path]:
         if family not in largest or outcome.size > largest[family].size:
             largest[family] = outcome
     for family, outcome in largest.items():
+        if larger_known(shipped, outcome):
+            continue
         measured = [m.config.variant for m in outcome.best_by_variant()]
         for key in keys_for(outcome):
             row = table.setdefault(key, {})

@@ -25,6 +25,9 @@ from ..runtime import Device, Timing
 from . import database
 from .space import Config
 
+#: the times a search may minimize (see :class:`Target`)
+OBJECTIVES = ("e2e", "kernel", "device")
+
 
 @dataclass(frozen=True)
 class Target:
