@@ -16,13 +16,13 @@ instead, ordered with the default one only through markers. Every copy is a
 
 from __future__ import annotations
 
-import array
 import contextlib
 import ctypes
 import dataclasses
 import math
 import re
 import struct
+import threading
 import weakref
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
@@ -647,7 +647,8 @@ def _default_local(gsize: tuple[int, ...], most: int) -> tuple[int, ...]:
 def _parameters(device: CUDADevice, kernel: str, args: Sequence[Any]) -> tuple[int, Any]:
     """The address of the launch's parameter array (one pointer per argument, to its bytes),
     and what must stay alive until the launch call returns. The bytes of all arguments are
-    packed into one string by a ``struct`` layout made once per sequence of argument types."""
+    packed into a buffer kept per thread and sequence of argument types, with its array of
+    pointers made once: the driver copies both when the launch is enqueued."""
     if not args:
         return 0, None
     kinds: list[np.dtype | None] = []
@@ -675,22 +676,32 @@ def _parameters(device: CUDADevice, kernel: str, args: Sequence[Any]) -> tuple[i
                 f"np.int32(...), not {type(arg).__name__} (the scalar's type fixes the C type)"
             )
     key = tuple(kinds)
-    layout = _LAYOUTS.get(key)
-    if layout is None:
-        layout = _LAYOUTS[key] = _layout(key)
-    packer, offsets, raw = layout
+    packed: dict[tuple[Any, ...], Any] | None = getattr(_PACKED, "slots", None)
+    if packed is None:
+        packed = _PACKED.slots = {}
+    slot = packed.get(key)
+    if slot is None:
+        layout = _LAYOUTS.get(key)
+        if layout is None:
+            layout = _LAYOUTS[key] = _layout(key)
+        packer, offsets, _ = layout
+        blob = ctypes.create_string_buffer(max(packer.size, 1))
+        base = ctypes.addressof(blob)
+        pointers = (ctypes.c_uint64 * len(offsets))(*(base + o for o in offsets))
+        slot = packed[key] = (packer, layout[2], blob, pointers, ctypes.addressof(pointers))
+    packer, raw, blob, pointers, address = slot
     for k in raw:  # records, vectors and complex numbers go as their bytes
         values[k] = values[k].tobytes()
-    blob = packer.pack(*values)
-    base = ctypes.cast(ctypes.c_char_p(blob), ctypes.c_void_p).value or 0
-    pointers = array.array("Q", [base + o for o in offsets])
-    return pointers.buffer_info()[0], (blob, pointers)
+    packer.pack_into(blob, 0, *values)
+    return address, None
 
 
 # struct codes of the scalar kinds (NumPy's kind and size); other scalars go as raw bytes
 _CODES = {("u", 1): "B", ("u", 2): "H", ("u", 4): "I", ("u", 8): "Q", ("i", 1): "b", ("i", 2): "h"}
 _CODES.update({("i", 4): "i", ("i", 8): "q", ("f", 2): "e", ("f", 4): "f", ("f", 8): "d", ("b", 1): "?"})
 _LAYOUTS: dict[tuple[Any, ...], tuple[struct.Struct, tuple[int, ...], tuple[int, ...]]] = {}
+# per thread: each sequence of argument types' packing buffer and its array of pointers
+_PACKED = threading.local()
 
 
 def _layout(kinds: tuple[Any, ...]) -> tuple[struct.Struct, tuple[int, ...], tuple[int, ...]]:
