@@ -398,6 +398,8 @@ class CUDADevice(Device):
             raise ValueError(f"cannot read {out.shape} out of a {padded_shape} buffer of {buffer.nbytes} B")
         if not (rows and cols):
             return self._none("download", "download")
+        if pcol == cols:  # no padding between the rows: one plain copy
+            return self.download(buffer, out)
         kind: EventKind = "download" if isinstance(out, np.ndarray) else "copy"
         with self.active(kind):
             start = self._begin()
