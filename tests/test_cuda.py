@@ -119,6 +119,7 @@ for _t, _vw in (("float", 1), ("float", 4), ("float", 8), ("double", 2)):
 KERNELS += [("matmul/packed_cpu.cl", {"T": t, "MR": 6, "NV": 4, "VW": w}) for t, w in (("float", 16), ("double", 8))]
 for _t, _w in (("uint", 16), ("ulong", 8), ("float", 16), ("double", 8)):
     KERNELS.append(("scan/two_level_cpu.cl", {"T": _t, "VW": _w}))
+    KERNELS.append(("scan/chained_cpu.cl", {"T": _t, "VW": _w}))
 KERNELS += [
     ("sort/radix_cpu.cl", {"KEY_KIND": k, "WITH_VALUES": v, "RADIX_BITS": b})
     for k in (0, 2)

@@ -1,9 +1,13 @@
-"""Scans shaped for CPU devices: a two-level scan over a few long runs (see :mod:`.runs`).
+"""Scans shaped for CPU devices, in vectors of 64 bytes, for every dtype of :mod:`.scans` (and
+what :func:`.scans.scan_buffer` runs on CPU devices: the seed's radix sorts scan their counts
+with them).
 
-The first launch adds up every run, the second scans each run from the sum of the runs before
-it: the input is read twice and the output written once, front to back, in vectors of 64 bytes.
-It takes every dtype of :mod:`.scans` and is also what :func:`.scans.scan_buffer` runs on CPU
-devices (the seed's radix sorts scan their counts with it).
+``two_level_cpu`` splits the input into a few long runs (see :mod:`.runs`): the first launch
+adds up every run, the second scans each run from the sum of the runs before it, so the input
+is read twice from memory. ``chained_cpu`` takes the input in tiles that fit a core's cache, in
+order, one launch of as many work-groups as cores: each tile is added up, its prefix found by a
+look-back over the tiles before it, and scanned from the cache, so the input is read from
+memory once.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import numpy as np
 
 from ..runtime import Buffer, Device, c_type
 from . import runs
-from .registry import Variant, register
+from .registry import Param, Variant, register
 from .scans import add_enqueue, host_run
 
 #: Bytes of one vector the kernels load and store: a cache line, an AVX-512 register.
@@ -32,6 +36,20 @@ def _two_level(
     device.launch(program.kernel("run_scan"), groups, 1, src, dst, sums, *size, np.uint32(inclusive))
 
 
+def _chained(
+    device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype, inclusive: bool, *, groups_per_cu: int, tile: int
+) -> None:
+    width = VECTOR_BYTES // kt.itemsize
+    program = device.program("scan/chained_cpu.cl", {"T": c_type(kt, device), "VW": width})
+    tiles = -(-n // tile)
+    groups = max(1, min(tiles, device.info.compute_units * groups_per_cu))
+    state = device.alloc((tiles + 1) * 4)
+    device.fill(state, np.uint32(0))
+    totals = device.alloc(2 * tiles * kt.itemsize)
+    args = (np.uint32(n), np.uint32(tile), np.uint32(tiles), np.uint32(inclusive))
+    device.launch(program.kernel("chained_scan"), groups, 1, src, dst, state, totals, *args)
+
+
 _SUMMARY = (
     "a few long runs, one per work-group of one work-item: run totals, then each run scanned "
     "from its carry in 64-byte vectors"
@@ -45,5 +63,24 @@ register(
         summary=_SUMMARY,
         run=host_run("two_level_cpu", f"Scan ``x`` with two_level_cpu: {_SUMMARY}."),
         params=runs.params(2),
+    )
+)
+
+_CHAINED = (
+    "tiles that fit a core's cache, taken in order by one work-group of one work-item per core: "
+    "each added up, its prefix found by a look-back, then scanned from the cache"
+)
+add_enqueue("chained_cpu", _chained)
+register(
+    Variant(
+        family="scan",
+        name="chained_cpu",
+        seed="beyond 000 §4: CPU-shaped",
+        summary=_CHAINED,
+        run=host_run("chained_cpu", f"Scan ``x`` with chained_cpu: {_CHAINED}."),
+        params=(
+            Param("groups_per_cu", 1, (1, 2, 4), "work-groups (of one work-item) per compute unit"),
+            Param("tile", 32768, (4096, 16384, 32768, 65536, 262144), "elements of a tile"),
+        ),
     )
 )
