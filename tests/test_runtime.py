@@ -330,11 +330,32 @@ def test_a_hot_small_launch_runs_inline_and_large_ones_do_not():
     kernel = next(iter(square._plans.values())).kernel
     assert kernel.inline_handle() is not None  # built for the inline queue once hot
     dev.finish()
-    big = ps.Vector(np.arange(1 << 18, dtype=np.float32), device=dev)
+    big = ps.Vector(np.arange(1 << 22, dtype=np.float32), device=dev)
     result = square(big)
-    assert dev._busy  # a launch over the inline limits (2^17 work-items, 1 MiB) goes to the worker threads
+    assert dev._busy  # a launch over the inline limits (2^21 work-items, 8 MiB) goes to the worker threads
     np.testing.assert_array_equal(result.numpy(), big.numpy() ** 2)
     assert not dev._busy  # reading the result waited for them
+
+
+def test_kernels_launched_in_chains_keep_to_small_inline_launches():
+    """A Map over 2^19 floats (4 MiB of buffers) runs inline once hot; the same kernel said to
+    be launched in chains (a sort's passes) goes to the worker threads with it."""
+    dev = _pocl_with_inline_queue()
+    square = ps.Map("float f(float x) { return x * x; }")
+    mid = ps.Vector(np.arange(1 << 19, dtype=np.float32), device=dev)
+    for _ in range(6):
+        square(mid)
+        dev.finish()
+    assert not dev._busy
+    result = square(mid)
+    assert not dev._busy  # ran inline, in this thread
+    np.testing.assert_array_equal(result.numpy(), mid.numpy() ** 2)
+    flat = next(iter(square._plans.values())).flat
+    flat.in_chains()
+    dev.finish()
+    chained = square(mid)  # (a new name: freeing the last result's host memory would wait)
+    assert dev._busy  # over a chain's inline limit (1 MiB): on the worker threads
+    np.testing.assert_array_equal(chained.numpy(), mid.numpy() ** 2)
 
 
 def test_inline_and_main_queue_commands_keep_their_order(rng):

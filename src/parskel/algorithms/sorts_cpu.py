@@ -93,6 +93,8 @@ def _passes(
     defines = {"KEY_KIND": kind, "WITH_VALUES": bool(values_at), "RADIX_BITS": bits}
     program = device.program("sort/radix_cpu.cl", defines)
     histogram, scatter = program.kernel("radix_cpu_histogram"), program.kernel("radix_cpu_scatter")
+    histogram.in_chains()
+    scatter.in_chains()
     groups, chunk = runs.runs(device, n, groups_per_cu, min_run)
     passes = len(keys_at) - 1
     size = (np.uint32(n), np.uint32(chunk))

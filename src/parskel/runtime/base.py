@@ -120,6 +120,13 @@ class Kernel(ABC):
     def __init__(self) -> None:
         self._geometries: dict[Hashable, Geometry] = {}
 
+    def in_chains(self) -> None:
+        """Say that this kernel is launched several times per call, one launch after another
+        (a sort's passes). A device that runs small launches in the calling thread (PoCL's
+        inline queue) then keeps this kernel to smaller ones there: a chain shares one start of
+        the worker threads, which one launch alone would pay. Nothing elsewhere."""
+        return None
+
     def geometry(self, global_size: Size, local_size: Size | None, info: DeviceInfo) -> Geometry:
         """The checked launch sizes for ``global_size`` and ``local_size`` on the device
         described by ``info`` (see :func:`check_launch`), remembered per pair of sizes: a kernel
