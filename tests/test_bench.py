@@ -334,9 +334,35 @@ def test_the_sweep_marks_the_default_variant(device):
     for size in sizes:
         defaults = [r.subject for r in results if r.default and r.size == size]
         runnable = [v.name for v in registry.variants("sort") if not v.unmet(device, None, {"n": size})]
-        assert defaults == [next(n for n in registry.preferred("sort", device) if n in runnable)]
+        # the database's order at that size, as parskel.sort dispatches
+        assert defaults == [next(n for n in registry.preferred("sort", device, size) if n in runnable)]
     (large,) = [r for r in results if r.subject == "local_bitonic" and r.size == 5000]
     assert large.status == "skipped" and "at most" in large.message
+
+
+def test_the_default_follows_the_tuning_database_at_each_size(tmp_path, monkeypatch, device):
+    """Tuned at two sizes with opposite orders, the bench marks as default what parskel.scan
+    dispatches to at each size, not one order for all sizes."""
+    from parskel.bench.subjects import variant_subjects
+    from parskel.tune import database
+
+    first, second = "two_level_cpu", "chained_cpu"
+    entries = [
+        database.for_device(device, "scan", size, order=order, params={}, seconds={}, measured={"command": "a test"})
+        for size, order in ((1000, (first, second)), (1 << 20, (second, first)))
+    ]
+    path = tmp_path / "defaults.json"
+    database.write(path, entries)
+    monkeypatch.setattr(database, "shipped_path", lambda: path)
+    monkeypatch.setattr(database, "overlay_path", lambda: tmp_path / "none.json")
+    database.reload()
+    try:
+        subjects = {s.name: s for s in variant_subjects("scan", device, {first, second}, [])}
+        assert subjects[first].default_at(1000) and not subjects[second].default_at(1000)
+        assert subjects[second].default_at(1 << 20) and not subjects[first].default_at(1 << 20)
+    finally:
+        monkeypatch.undo()
+        database.reload()
 
 
 def test_progress_is_a_line_per_measurement_in_a_log(tmp_path, device):

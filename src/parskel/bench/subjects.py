@@ -44,12 +44,13 @@ def variant_subjects(family: str, device: Device, wanted: set[str] | None, notes
     except VariantError:
         return []
     runnable = {v.name for v in found if not v.unmet(device, v.resolve())}
-    order = [name for name in registry.preferred(family, device) if name in runnable]
 
     def default_at(name: str) -> Callable[[int], bool]:
-        """What ``parskel.<family>`` picks for ``size`` inputs (some variants take small ones only)."""
+        """What ``parskel.<family>`` picks for ``size`` inputs: the tuning database's order at
+        that size, where it has one (some variants take small inputs only)."""
 
         def test(size: int) -> bool:
+            order = [v for v in registry.preferred(family, device, size) if v in runnable]
             first = next((v for v in order if not registry.get(family, v).unmet(device, None, {"n": size})), None)
             return first == name
 
