@@ -342,7 +342,7 @@ def test_kernels_launched_in_chains_keep_to_small_inline_launches():
     """A Map over 2^19 floats (4 MiB of buffers) runs inline once hot; the same kernel said to
     be launched in chains (a sort's passes) goes to the worker threads with it."""
     dev = _pocl_with_inline_queue()
-    square = ps.Map("float f(float x) { return x * x; }")
+    square = ps.Map("float chained_square(float x) { return x * x; }")  # a kernel no other test shares
     mid = ps.Vector(np.arange(1 << 19, dtype=np.float32), device=dev)
     square(mid)
     flat = next(iter(square._plans.values())).flat
