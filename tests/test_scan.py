@@ -243,3 +243,15 @@ def test_a_users_array_only_variant_scans_arrays_and_refuses_buffers(device, rng
     with pytest.raises(VariantError, match="do not fit"):
         ps.scan(x, variant="users_own", device=device, max_device_memory="64KiB")
     np.testing.assert_array_equal(ps.scan(x, device=device, max_device_memory="64KiB"), np.cumsum(x) - x)
+
+
+@pytest.mark.parametrize("variant", SEED)
+def test_the_seed_scans_fit_a_tuned_work_group_to_their_kernels(device, rng, monkeypatch, variant):
+    """A work-group tuned elsewhere (1024 through CUDA) that the built kernels cannot run (256
+    on NVIDIA's OpenCL) is narrowed, or the blocks built again smaller: here every kernel is
+    made to report 64."""
+    kernel = device.program("scan/convert.cl", {"T": "int"}).kernel("shift_right")
+    monkeypatch.setattr(type(kernel), "max_work_group_size", property(lambda self: 64))
+    x = sample(rng, np.int32, 5000)
+    for inclusive in (False, True):
+        assert_scan(ps.scan(x, inclusive=inclusive, variant=variant, WG=256, device=device), x, inclusive)

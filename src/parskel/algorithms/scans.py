@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from ..errors import DTypeError, ShapeError, VariantError, boolean
-from ..runtime import Buffer, Device, Program, c_type, round_to_multiple, round_to_power_of_two
+from ..runtime import Buffer, Device, Kernel, Program, c_type, round_to_multiple, round_to_power_of_two
 from . import registry
 from .axes import normalized, to_rows
 from .operands import prepare
@@ -220,8 +220,18 @@ def _program(device: Device, path: str, kt: np.dtype, **defines: int) -> Program
     return device.program(f"scan/{path}", {"T": c_type(kt, device), **defines})
 
 
+def _within(wg: int, *kernels: Kernel) -> int:
+    """``wg``, halved until every kernel runs work-groups that large: a size tuned through one
+    compiler (CUDA's) may exceed what another needs registers for (NVIDIA's OpenCL runs 256)."""
+    most = min(k.max_work_group_size for k in kernels)
+    while wg > most and wg > 1:
+        wg //= 2
+    return wg
+
+
 def _convert(device: Device, kt: np.dtype, n: int, wg: int, name: str, *args: Any) -> None:
     kernel = _program(device, "convert.cl", kt).kernel(name)
+    wg = _within(wg, kernel)
     device.launch(kernel, round_to_multiple(n, wg), wg, *args, np.uint32(n))
 
 
@@ -248,6 +258,7 @@ def _hillis_steele(
     else:
         current, fresh = src, {id(t) for t in temps}
     kernel = _program(device, "hillis_steele.cl", kt).kernel("hillis_steele_pass")
+    WG = _within(WG, kernel)
     offsets = [1 << k for k in range((n - 1).bit_length())]
     for offset in offsets:
         last = offset == offsets[-1]
@@ -272,6 +283,7 @@ def _blelloch(
         device.fill(tree, kt.type(0), (size - n) * item, offset=n * item)
     program = _program(device, "blelloch.cl", kt)
     up, down = program.kernel("up_sweep"), program.kernel("down_sweep")
+    WG = _within(WG, up, down)
     levels = size.bit_length() - 1
     for level in range(levels):
         nodes = size >> (level + 1)
@@ -293,9 +305,12 @@ def _block_scan(path: str, kernel_name: str, per_item: int) -> Enqueue:
     def enqueue(
         device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype, inclusive: bool, *, WG: int = 256
     ) -> None:
+        scan_kernel = _program(device, path, kt, WG=WG).kernel(kernel_name)
+        while scan_kernel.max_work_group_size < WG and WG > 64:  # built again for smaller blocks
+            WG //= 2
+            scan_kernel = _program(device, path, kt, WG=WG).kernel(kernel_name)
         block = per_item * WG
         groups = -(-n // block)
-        scan_kernel = _program(device, path, kt, WG=WG).kernel(kernel_name)
         if groups == 1:
             # one block: no block totals to propagate, and dst stands in for the unused sums
             device.launch(scan_kernel, WG, WG, src, dst, dst, np.uint32(n), np.uint32(inclusive), np.uint32(0))

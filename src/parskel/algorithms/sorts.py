@@ -209,6 +209,9 @@ def _bitonic_fused(
         return keys.copy()
     program = device.program("sort/bitonic_fused.cl")
     kernels = {lvl: program.kernel(f"bitonic_fused{1 << lvl}") for lvl in range(1, fuse.bit_length())}
+    # as in _bitonic: a tuned work-group may exceed what this device builds the kernels for
+    most = min(k.max_work_group_size for k in kernels.values())
+    work_group = min(work_group, round_down_to_power_of_two(most))
     padded = round_to_power_of_two(n)
     buffer = upload_keys(device, keys, padded)
     boxwidth = 2
