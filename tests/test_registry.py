@@ -77,7 +77,8 @@ def test_dispatch_falls_back_when_the_preferred_variant_cannot_run():
         return variant.name
 
     assert registry.dispatch("scan", dev, None, {}, call) == second
-    assert tried == [first, second]
+    # the first once, or twice where it was tuned (the retry with its untuned values), then the second
+    assert tried in ([first, second], [first, first, second])
 
 
 def test_dispatch_runs_a_named_variant_or_raises():

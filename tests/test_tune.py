@@ -293,6 +293,44 @@ def test_tuned_values_that_do_not_fit_give_way_to_fitted_ones():
     assert registry.fit(variant, device, {}, {"NOPE": 1}, None) == variant.fitted(device, None)
 
 
+def test_tuned_values_the_device_refuses_at_launch_give_way_to_untuned_ones(shipped):
+    """A tuned work-group the requirements allow but the built kernel does not run (1024
+    through CUDA, 256 on NVIDIA's OpenCL) gives way to the variant's own, named or not; a
+    call without tuned values raises as before."""
+    from parskel.errors import LaunchError
+
+    device = _pocl()
+    default = registry.get("scan", "hillis_steele").fitted(device, None)["WG"]
+    database.write(
+        shipped,
+        [
+            database.for_device(
+                device,
+                "scan",
+                1000,
+                order=("hillis_steele",),
+                params={"hillis_steele": {"WG": 64}},
+                seconds={},
+                measured={},
+            )
+        ],
+    )
+    database.reload()
+    seen: list[int] = []
+
+    def call(variant, values):
+        seen.append(values["WG"])
+        if values["WG"] == 64:
+            raise LaunchError("a work-group of 64 work-items exceeds the limit for this kernel")
+        return variant.name
+
+    assert registry.dispatch("scan", device, "hillis_steele", {}, call, {"n": 1000}) == "hillis_steele"
+    assert registry.dispatch("scan", device, None, {}, call, {"n": 1000}) == "hillis_steele"
+    assert seen == [64, default, 64, default]
+    with pytest.raises(LaunchError):
+        registry.dispatch("scan", device, "hillis_steele", {"WG": 64}, call, {"n": 1000})
+
+
 def test_explain_names_the_tuned_choice_and_its_source(shipped):
     # shipped: no shipped entries, so that the untuned choice comes from preferred.json here too
     device = _pocl()

@@ -226,6 +226,25 @@ def fit(
 _RECOVERABLE = (VariantError, LaunchError, BuildError, DeviceMemoryError)
 
 
+def _untuned(
+    variant: Variant,
+    device: Device,
+    params: Mapping[str, Any],
+    values: dict[str, int],
+    tuned: Mapping[str, int] | None,
+    context: Mapping[str, int] | None,
+) -> dict[str, int] | None:
+    """The values a call falls back to if the device refuses tuned ones (None: nothing was
+    tuned, or the untuned values are the same)."""
+    if not tuned:
+        return None
+    try:
+        untuned = variant.fitted(device, params, context)
+    except VariantError:
+        return None
+    return None if untuned == values or variant.unmet(device, untuned, context) else untuned
+
+
 def dispatch(
     family: str,
     device: Device,
@@ -246,15 +265,15 @@ def dispatch(
     found = lookup(family, device, call_size(context))
     plan = _plan(family, device, variant, params, context, found)
     if variant is not None:
-        ((chosen, values),) = plan.runs
+        ((chosen, values, untuned),) = plan.runs
         with device.current():
-            return call(chosen, dict(values))
+            return _tried(call, chosen, values, untuned)
     errors = list(plan.refused)
     failures: list[Exception] = []
-    for candidate, values in plan.runs:
+    for candidate, values, untuned in plan.runs:
         try:
             with device.current():  # a variant's new device arrays go where its operands are
-                return call(candidate, dict(values))
+                return _tried(call, candidate, values, untuned)
         except _RECOVERABLE as exc:
             errors.append(f"{candidate.name}: {exc}")
             failures.append(exc)
@@ -264,12 +283,30 @@ def dispatch(
     raise VariantError(message)
 
 
+def _tried(
+    call: Callable[[Variant, dict[str, int]], R],
+    variant: Variant,
+    values: dict[str, int],
+    untuned: dict[str, int] | None,
+) -> R:
+    """``call`` with ``values``; where those came from the tuning database and the device
+    refuses them when it builds or launches the kernels (a work-group tuned through CUDA that
+    NVIDIA's OpenCL compiles for fewer work-items), again with the values fitted untuned."""
+    try:
+        return call(variant, dict(values))
+    except (LaunchError, BuildError):
+        if untuned is None:
+            raise
+    return call(variant, dict(untuned))
+
+
 @dataclass(frozen=True)
 class _Plan:
     """The variants a call may run, in order, each with its parameter values, and why the
     others cannot; kept per kind of call while the tables it came from stay the same."""
 
-    runs: tuple[tuple[Variant, dict[str, int]], ...]
+    # each variant with its values, and the values fitted untuned where tuned ones differ
+    runs: tuple[tuple[Variant, dict[str, int], dict[str, int] | None], ...]
     refused: tuple[str, ...]
     found: Any  # the tuning database's entry it was made from
     table: dict[str, dict[str, list[str]]]  # preferred.json as it was read
@@ -299,7 +336,7 @@ def _plan(
     if plan is not None and plan.found is found and plan.table is _preferences() and plan.members == members:
         return plan
     tuned = found.entry.params if found is not None else {}
-    runs: list[tuple[Variant, dict[str, int]]] = []
+    runs: list[tuple[Variant, dict[str, int], dict[str, int] | None]] = []
     refused: list[str] = []
     if variant is not None:
         chosen = get(family, variant)
@@ -307,7 +344,7 @@ def _plan(
         unmet = chosen.unmet(device, values, context)
         if unmet:
             raise VariantError(f"{family}/{variant} cannot run on {device.id}: {'; '.join(unmet)}")
-        runs.append((chosen, values))
+        runs.append((chosen, values, _untuned(chosen, device, params, values, tuned.get(variant), context)))
     else:
         order = table_order(family, device)[0]
         for name in order if found is None else ordered(order, found.entry.order, found.entry.refused):
@@ -321,7 +358,7 @@ def _plan(
             if unmet:
                 refused.append(f"{name}: {'; '.join(unmet)}")
                 continue
-            runs.append((candidate, values))
+            runs.append((candidate, values, _untuned(candidate, device, params, values, tuned.get(name), context)))
     plan = _Plan(tuple(runs), tuple(refused), found, _preferences(), members)
     if key is not None:
         if len(_PLANS) >= _MOST_PLANS:
