@@ -268,8 +268,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--objective",
         help="the time minimized: e2e (the whole call, host arrays in and out), kernel (the device's "
         "kernels) or device (the kernels where the device has memory of its own, else the whole call); "
-        "default: the target's (device for the families, kernel for the study's kernels). Small sizes, "
-        "whose calls are mostly the host's work and the copies, are tuned with e2e",
+        "default: the target's (device for matmul, scan and sort, kernel for the study's kernels, e2e "
+        "for the skeletons' work-groups). Small sizes, whose calls are mostly the host's work and the "
+        "copies, are tuned with e2e",
     )
     p.add_argument("--seed", type=int, default=20133, help="the strategy's random seed")
     p.add_argument(
