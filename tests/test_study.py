@@ -103,47 +103,30 @@ def test_crc_combined_at_other_levels(device, params):
 
 
 @pytest.mark.parametrize(
-    "params",
+    "study, name, params",
     [
-        {"BS": 16, "ROWS": 8, "COLS": 1, "UNROLL": 8},
-        {"BS": 64, "ROWS": 4, "COLS": 8, "UNROLL": 2},
-        {"BS": 32, "ROWS": 1, "COLS": 4, "UNROLL": 1},
-        {"BS": 16, "ROWS": 2, "COLS": 2, "UNROLL": 4},
+        ("lud_internal", "blocked", {"BS": 16, "ROWS": 8, "COLS": 1, "UNROLL": 8}),
+        ("lud_internal", "blocked", {"BS": 64, "ROWS": 4, "COLS": 8, "UNROLL": 2}),
+        ("lud_internal", "blocked", {"BS": 32, "ROWS": 1, "COLS": 4, "UNROLL": 1}),
+        ("lud_internal", "blocked", {"BS": 16, "ROWS": 2, "COLS": 2, "UNROLL": 4}),
+        ("lud_perimeter", "combined", {"BS": 16, "COARSEN": 1, "VECTOR": 0, "UNROLL": 8}),
+        ("lud_perimeter", "combined", {"BS": 32, "COARSEN": 16, "VECTOR": 1, "UNROLL": 4}),
+        ("lud_perimeter", "combined", {"BS": 64, "COARSEN": 2, "VECTOR": 1, "UNROLL": 2}),
+        ("lud_perimeter", "combined", {"BS": 64, "COARSEN": 8, "VECTOR": 0, "UNROLL": 1}),
     ],
 )
-def test_lud_blocked_at_other_levels(device, params):
-    variant = next(v for v in STUDIES["lud_internal"].variants() if v.name == "blocked")
+def test_lud_combined_variants_at_other_levels(device, study, name, params):
+    """The optimizations of one lud kernel at once, at levels away from the defaults, on a
+    matrix of no block's multiple (100): the perimeter's rows of varying length leave
+    remainders after the unrolled steps."""
+    variant = next(v for v in STUDIES[study].variants() if v.name == name)
     if variant.unmet(device, params):
         pytest.skip(f"{device.id} cannot run {params}: {variant.unmet(device, params)}")
-    (a,) = lud.make(100, np.random.default_rng(6))  # 100: no multiple of any block
+    (a,) = lud.make(100, np.random.default_rng(6))
     try:
-        got = lud.run_internal_blocked(device, a, **params)
+        got = variant.run(device, a, **params)
     except LaunchError as exc:  # more registers or local memory than such a group has here
-        pytest.skip(str(exc))
-    assert lud.check(got, a) is None
-
-
-@pytest.mark.parametrize(
-    "params",
-    [
-        {"BS": 16, "COARSEN": 1, "VECTOR": 0, "UNROLL": 8},
-        {"BS": 32, "COARSEN": 16, "VECTOR": 1, "UNROLL": 4},
-        {"BS": 64, "COARSEN": 2, "VECTOR": 1, "UNROLL": 2},
-        {"BS": 64, "COARSEN": 8, "VECTOR": 0, "UNROLL": 1},
-    ],
-)
-def test_lud_perimeter_combined_at_other_levels(device, params):
-    """Every block edge, coarsening, vector form and unrolling of the perimeter kernel at once,
-    on a matrix of no block's multiple: the rows' varying lengths leave remainders after the
-    unrolled steps."""
-    variant = next(v for v in STUDIES["lud_perimeter"].variants() if v.name == "combined")
-    if variant.unmet(device, params):
-        pytest.skip(f"{device.id} cannot run {params}: {variant.unmet(device, params)}")
-    (a,) = lud.make(100, np.random.default_rng(7))
-    try:
-        got = lud.run_perimeter_combined(device, a, **params)
-    except LaunchError as exc:  # NVIDIA's OpenCL adds a few bytes to BS 64's three blocks
-        pytest.skip(str(exc))
+        pytest.skip(str(exc))  # (NVIDIA's OpenCL adds a few bytes to BS 64's three blocks)
     assert lud.check(got, a) is None
 
 

@@ -26,7 +26,8 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from ..errors import DTypeError, ShapeError, VariantError, boolean
-from ..runtime import Buffer, Device, Kernel, Program, c_type, round_to_multiple, round_to_power_of_two
+from ..runtime import Buffer, Device, Program, c_type, round_to_multiple, round_to_power_of_two
+from ..runtime.traits import built_within, group_within
 from . import registry
 from .axes import normalized, to_rows
 from .operands import prepare
@@ -220,18 +221,9 @@ def _program(device: Device, path: str, kt: np.dtype, **defines: int) -> Program
     return device.program(f"scan/{path}", {"T": c_type(kt, device), **defines})
 
 
-def _within(wg: int, *kernels: Kernel) -> int:
-    """``wg``, halved until every kernel runs work-groups that large: a size tuned through one
-    compiler (CUDA's) may exceed what another needs registers for (NVIDIA's OpenCL runs 256)."""
-    most = min(k.max_work_group_size for k in kernels)
-    while wg > most and wg > 1:
-        wg //= 2
-    return wg
-
-
 def _convert(device: Device, kt: np.dtype, n: int, wg: int, name: str, *args: Any) -> None:
     kernel = _program(device, "convert.cl", kt).kernel(name)
-    wg = _within(wg, kernel)
+    wg = group_within(wg, kernel)  # a tuned size may exceed what this device built it for
     device.launch(kernel, round_to_multiple(n, wg), wg, *args, np.uint32(n))
 
 
@@ -258,7 +250,7 @@ def _hillis_steele(
     else:
         current, fresh = src, {id(t) for t in temps}
     kernel = _program(device, "hillis_steele.cl", kt).kernel("hillis_steele_pass")
-    WG = _within(WG, kernel)
+    WG = group_within(WG, kernel)
     offsets = [1 << k for k in range((n - 1).bit_length())]
     for offset in offsets:
         last = offset == offsets[-1]
@@ -283,7 +275,7 @@ def _blelloch(
         device.fill(tree, kt.type(0), (size - n) * item, offset=n * item)
     program = _program(device, "blelloch.cl", kt)
     up, down = program.kernel("up_sweep"), program.kernel("down_sweep")
-    WG = _within(WG, up, down)
+    WG = group_within(WG, up, down)
     levels = size.bit_length() - 1
     for level in range(levels):
         nodes = size >> (level + 1)
@@ -305,10 +297,8 @@ def _block_scan(path: str, kernel_name: str, per_item: int) -> Enqueue:
     def enqueue(
         device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype, inclusive: bool, *, WG: int = 256
     ) -> None:
-        scan_kernel = _program(device, path, kt, WG=WG).kernel(kernel_name)
-        while scan_kernel.max_work_group_size < WG and WG > 64:  # built again for smaller blocks
-            WG //= 2
-            scan_kernel = _program(device, path, kt, WG=WG).kernel(kernel_name)
+        # blocks of WG: built again for smaller ones where this device runs fewer work-items
+        WG, scan_kernel = built_within(WG, lambda wg: _program(device, path, kt, WG=wg).kernel(kernel_name))
         block = per_item * WG
         groups = -(-n // block)
         if groups == 1:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import VariantError
 from ..runtime import Buffer, Device, Kernel, c_type
-from ..runtime.traits import aligned, lookback_defines, with_warp_ops
+from ..runtime.traits import aligned, built_within, lookback_defines, with_warp_ops
 from .registry import Param, Requirement, Variant, register
 from .scans import add_enqueue, host_run
 
@@ -69,8 +69,6 @@ def enqueue(
 ) -> None:
     """Enqueue the single-pass scan of ``n`` elements of ``src`` into ``dst`` (may be ``src``)."""
     items = items_for(kt, ITEMS)
-    tile = WG * items
-    tiles = -(-n // tile)
     if STAGE and stage_bytes(WG, items, kt.itemsize) > device.info.local_mem_bytes:
         raise VariantError(
             f"scan/single_pass with STAGE=1 stages {stage_bytes(WG, items, kt.itemsize)} bytes of local "
@@ -85,11 +83,10 @@ def enqueue(
         "STAGE": STAGE,
         **lookback_defines(device, progress),
     }
-    kernel = _kernel(device, defines)
-    while kernel.max_work_group_size < WG and WG > 64:  # a compiler that needs more registers
-        WG //= 2  # than groups of WG have (a tuned WG is for another compiler): smaller tiles
-        tiles = -(-n // (WG * items))
-        kernel = _kernel(device, {**defines, "WG": WG})
+    # a compiler that needs more registers than groups of WG have (a tuned WG is for another
+    # compiler): smaller tiles
+    WG, kernel = built_within(WG, lambda wg: _kernel(device, {**defines, "WG": wg}))
+    tiles = -(-n // (WG * items))
     state = device.alloc((tiles + 1) * 4)
     device.fill(state, np.uint32(0))
     values = device.alloc(2 * tiles * kt.itemsize)

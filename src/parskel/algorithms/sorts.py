@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError, VariantError
-from ..runtime import Buffer, Device, Program, round_down_to_power_of_two, round_to_multiple, round_to_power_of_two
+from ..runtime import Buffer, Device, Program, round_to_multiple, round_to_power_of_two
+from ..runtime.traits import group_within
 from . import registry
 from .axes import normalized, to_rows
 from .keys import (
@@ -187,7 +188,7 @@ def _bitonic(device: Device, keys: np.ndarray, values: np.ndarray | None, *, wor
     buffer = upload_keys(device, keys, padded)
     items = padded // 2
     # a tuned work-group may exceed what this device builds the kernel for (NVIDIA's OpenCL: 256)
-    local = min(work_group, items, round_down_to_power_of_two(step.max_work_group_size))
+    local = min(items, group_within(work_group, step))
     boxwidth = 2
     while boxwidth <= padded:
         inc = boxwidth // 2
@@ -209,9 +210,7 @@ def _bitonic_fused(
         return keys.copy()
     program = device.program("sort/bitonic_fused.cl")
     kernels = {lvl: program.kernel(f"bitonic_fused{1 << lvl}") for lvl in range(1, fuse.bit_length())}
-    # as in _bitonic: a tuned work-group may exceed what this device builds the kernels for
-    most = min(k.max_work_group_size for k in kernels.values())
-    work_group = min(work_group, round_down_to_power_of_two(most))
+    work_group = group_within(work_group, *kernels.values())  # as in _bitonic
     padded = round_to_power_of_two(n)
     buffer = upload_keys(device, keys, padded)
     boxwidth = 2

@@ -12,6 +12,8 @@
   or PyTorch may start anywhere (a slice), and is then read element by element.
 - Occupancy: how many work-groups to launch so that every compute unit is busy, and how a
   grid-stride loop is laid out.
+- A kernel's own work-group limit, known once it is built: a work-group size tuned through one
+  compiler (CUDA's 1024) may exceed what another builds the kernel for (NVIDIA's OpenCL: 256).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import BuildError
-from .base import Buffer, Device, Program
+from .base import Buffer, Device, Kernel, Program
+from .geometry import round_down_to_power_of_two
 
 #: polls of a silent predecessor before the decoupled fallback computes its part itself
 SPINS = 64
@@ -104,3 +107,32 @@ def cpu_runs(device: Device, n: int, groups_per_cu: int, min_run: int, multiple:
     per_group = -(-n // groups)
     chunk = -(-per_group // multiple) * multiple
     return -(-n // chunk), chunk
+
+
+def group_within(group: int, *kernels: Kernel) -> int:
+    """``group`` work-items, or the largest power of two that every one of ``kernels`` runs,
+    if that is fewer: for kernels whose work-group size is a launch choice only.
+
+    >>> class K: max_work_group_size = 256
+    >>> group_within(1024, K()), group_within(128, K())
+    (256, 128)
+    """
+    return min(group, round_down_to_power_of_two(min(k.max_work_group_size for k in kernels)))
+
+
+def built_within(group: int, build: Callable[[int], Kernel], least: int = 64) -> tuple[int, Kernel]:
+    """The kernel ``build(group)`` makes for work-groups of ``group``, built again for half as
+    many while it runs fewer (but not below ``least``): for kernels whose work-group size is
+    built in (local arrays, tiles of the group's size). The size and the kernel.
+
+    >>> class K:
+    ...     def __init__(self, group): self.max_work_group_size = 256
+    >>> group, kernel = built_within(1024, K)
+    >>> group
+    256
+    """
+    kernel = build(group)
+    while kernel.max_work_group_size < group and group > least:
+        group //= 2
+        kernel = build(group)
+    return group, kernel

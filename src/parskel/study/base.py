@@ -7,8 +7,9 @@ the shared registry, under the family ``study.<name>``: ``Param.choices`` hold t
 A study adds what the registry does not know: the inputs and their check (a bench
 :class:`~parskel.bench.cases.Case`), which kernel is timed, and how much memory a size takes.
 
-A variant tagged :data:`COMBINED` (crc's ``combined``, lud_internal's ``blocked``) goes beyond
-the seed: it applies several of a kernel's optimizations at once, each parameter at any level.
+A variant tagged :data:`COMBINED` (crc's and lud_perimeter's ``combined``, lud_internal's
+``blocked``) goes beyond the seed: it applies several of a kernel's optimizations at once, each
+parameter at any level.
 The grid measures it at its defaults only; the tuner (``parskel tune``) searches all of it.
 """
 

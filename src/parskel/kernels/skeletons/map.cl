@@ -35,35 +35,14 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
     for (; i < ps_n; i += stride)
         PS_AT(i);
 #else
-#if PS_MAP_UNROLL == 8
-    for (; i + 7 * stride < ps_n; i += 8 * stride) {
-        PS_OUT_T a = PS_AT(i);
-        PS_OUT_T b = PS_AT(i + stride);
-        PS_OUT_T c = PS_AT(i + 2 * stride);
-        PS_OUT_T d = PS_AT(i + 3 * stride);
-        PS_OUT_T e = PS_AT(i + 4 * stride);
-        PS_OUT_T f = PS_AT(i + 5 * stride);
-        PS_OUT_T g = PS_AT(i + 6 * stride);
-        PS_OUT_T h = PS_AT(i + 7 * stride);
-        ps_out[i] = a;
-        ps_out[i + stride] = b;
-        ps_out[i + 2 * stride] = c;
-        ps_out[i + 3 * stride] = d;
-        ps_out[i + 4 * stride] = e;
-        ps_out[i + 5 * stride] = f;
-        ps_out[i + 6 * stride] = g;
-        ps_out[i + 7 * stride] = h;
-    }
-#endif
-    for (; i + 3 * stride < ps_n; i += 4 * stride) {
-        PS_OUT_T a = PS_AT(i);
-        PS_OUT_T b = PS_AT(i + stride);
-        PS_OUT_T c = PS_AT(i + 2 * stride);
-        PS_OUT_T d = PS_AT(i + 3 * stride);
-        ps_out[i] = a;
-        ps_out[i + stride] = b;
-        ps_out[i + 2 * stride] = c;
-        ps_out[i + 3 * stride] = d;
+    for (; i + (PS_MAP_UNROLL - 1) * stride < ps_n; i += PS_MAP_UNROLL * stride) {
+        PS_OUT_T ps_v[PS_MAP_UNROLL];
+#pragma unroll
+        for (uint ps_u = 0; ps_u < PS_MAP_UNROLL; ++ps_u)
+            ps_v[ps_u] = PS_AT(i + ps_u * stride);
+#pragma unroll
+        for (uint ps_u = 0; ps_u < PS_MAP_UNROLL; ++ps_u)
+            ps_out[i + ps_u * stride] = ps_v[ps_u];
     }
     for (; i < ps_n; i += stride)
         ps_out[i] = PS_AT(i);

@@ -43,33 +43,60 @@
 #define PS_SPLIT(v, e) e[0] = v.s0; e[1] = v.s1;
 #endif
 
+/* acc combined with the mapped elements of ITEMS / VEC whole vectors (ITEMS elements without
+ * vectors) from element base: vector k * stride + offset, k = 0, 1, ... A lane reads its own
+ * consecutive ones with stride 1 and offset 0, or a warp's lanes read whole lines together
+ * with stride R_LANES and offset lane. */
+PS_INLINE PS_T ps_fold_vectors(__global const PS_IN_T *ps_in, uint base, uint stride, uint offset, PS_T acc,
+                               uint ps_cols PS_MAP_EXTRA_PARAMS PS_OP_EXTRA_PARAMS)
+{
+#if VEC > 1
+    __global const PS_IN_VT *v = (__global const PS_IN_VT *)(ps_in + base);
+#pragma unroll
+    for (uint k = 0; k < ITEMS / VEC; ++k) {
+        uint at = k * stride + offset;
+        PS_IN_VT t = v[at];
+        PS_IN_T e[VEC];
+        PS_SPLIT(t, e)
+#pragma unroll
+        for (uint c = 0; c < VEC; ++c)
+            acc = PS_OP(acc, PS_MAP(e[c], base + at * VEC + c));
+    }
+#else
+#pragma unroll
+    for (uint k = 0; k < ITEMS; ++k) {
+        uint at = base + k * stride + offset;
+        acc = PS_OP(acc, PS_MAP(ps_in[at], at));
+    }
+#endif
+    return acc;
+}
+
 /* acc combined with the mapped elements first .. first + ITEMS - 1 that are below end */
 PS_INLINE PS_T ps_fold_items(__global const PS_IN_T *ps_in, uint first, uint end, PS_T acc,
                              uint ps_cols PS_MAP_EXTRA_PARAMS PS_OP_EXTRA_PARAMS)
 {
-    if (first + ITEMS <= end) {
-#if VEC > 1
-        __global const PS_IN_VT *v = (__global const PS_IN_VT *)(ps_in + first);
-#pragma unroll
-        for (uint k = 0; k < ITEMS / VEC; ++k) {
-            PS_IN_VT t = v[k];
-            PS_IN_T e[VEC];
-            PS_SPLIT(t, e)
-#pragma unroll
-            for (uint c = 0; c < VEC; ++c)
-                acc = PS_OP(acc, PS_MAP(e[c], first + k * VEC + c));
-        }
-#else
-#pragma unroll
-        for (uint k = 0; k < ITEMS; ++k)
-            acc = PS_OP(acc, PS_MAP(ps_in[first + k], first + k));
-#endif
-    } else {
-        for (uint i = first; i < end; ++i)
-            acc = PS_OP(acc, PS_MAP(ps_in[i], i));
-    }
+    if (first + ITEMS <= end)
+        return ps_fold_vectors(ps_in, first, 1, 0, acc, ps_cols PS_MAP_EXTRA_ARGS PS_OP_EXTRA_ARGS);
+    for (uint i = first; i < end; ++i)
+        acc = PS_OP(acc, PS_MAP(ps_in[i], i));
     return acc;
 }
+
+#if R_LANES > 1
+/* x of every lane of the warp combined pairwise in order into lane 0: after step d, lane k (a
+ * multiple of 2d) holds lanes k .. k + 2d - 1 */
+PS_INLINE PS_T ps_lanes_combined(PS_T x, uint lane PS_OP_EXTRA_PARAMS)
+{
+    for (uint d = 1; d < R_LANES; d <<= 1) {
+        PS_T other;
+        PS_SHFL_DOWN_ANY(PS_T, other, x, d);
+        if ((lane & (2 * d - 1)) == 0)
+            x = PS_OP(x, other);
+    }
+    return x;
+}
+#endif
 
 __kernel __attribute__((reqd_work_group_size(PS_WG, 1, 1)))
 void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS_T *ps_partials,
@@ -92,46 +119,18 @@ void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS
      * the lanes combine once, after the chunk (in any order: the operator commutes) */
     for (uint t = begin; t < end; t += R_SPAN) {
         if (t + R_SPAN <= end) {
-#if VEC > 1
-            __global const PS_IN_VT *v = (__global const PS_IN_VT *)(ps_in + t);
-#pragma unroll
-            for (uint k = 0; k < ITEMS / VEC; ++k) {
-                uint at = k * R_LANES + lane;
-                PS_IN_VT w = v[at];
-                PS_IN_T e[VEC];
-                PS_SPLIT(w, e)
-#pragma unroll
-                for (uint c = 0; c < VEC; ++c)
-                    acc = PS_OP(acc, PS_MAP(e[c], t + at * VEC + c));
-            }
-#else
-#pragma unroll
-            for (uint k = 0; k < ITEMS; ++k)
-                acc = PS_OP(acc, PS_MAP(ps_in[t + k * R_LANES + lane], t + k * R_LANES + lane));
-#endif
+            acc = ps_fold_vectors(ps_in, t, R_LANES, lane, acc, ps_cols PS_MAP_EXTRA_ARGS PS_OP_EXTRA_ARGS);
         } else {
             for (uint i = t + lane; i < end; i += R_LANES)
                 acc = PS_OP(acc, PS_MAP(ps_in[i], i));
         }
     }
-    for (uint d = 1; d < R_LANES; d <<= 1) {
-        PS_T other;
-        PS_SHFL_DOWN_ANY(PS_T, other, acc, d);
-        if ((lane & (2 * d - 1)) == 0)
-            acc = PS_OP(acc, other);
-    }
+    acc = ps_lanes_combined(acc, lane PS_OP_EXTRA_ARGS);
 #else
     for (uint t = begin; t < end; t += R_SPAN) {
 #if R_LANES > 1
         PS_T x = ps_fold_items(ps_in, t + lane * ITEMS, end, identity, ps_cols PS_MAP_EXTRA_ARGS PS_OP_EXTRA_ARGS);
-        /* lanes combined pairwise in order: after step d, lane k (a multiple of 2d) holds lanes k .. k+2d-1 */
-        for (uint d = 1; d < R_LANES; d <<= 1) {
-            PS_T other;
-            PS_SHFL_DOWN_ANY(PS_T, other, x, d);
-            if ((lane & (2 * d - 1)) == 0)
-                x = PS_OP(x, other);
-        }
-        acc = PS_OP(acc, x);
+        acc = PS_OP(acc, ps_lanes_combined(x, lane PS_OP_EXTRA_ARGS));
 #elif PS_CHAINS == 1
         acc = ps_fold_items(ps_in, t, end, acc, ps_cols PS_MAP_EXTRA_ARGS PS_OP_EXTRA_ARGS);
 #else
@@ -203,12 +202,7 @@ void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS
             x = PS_OP(x, p);
         }
 #if R_LANES > 1
-        for (uint d = 1; d < R_LANES; d <<= 1) {
-            PS_T other;
-            PS_SHFL_DOWN_ANY(PS_T, other, x, d);
-            if ((lane & (2 * d - 1)) == 0)
-                x = PS_OP(x, other);
-        }
+        x = ps_lanes_combined(x, lane PS_OP_EXTRA_ARGS);
 #endif
         if (lid == 0) {
             ps_out[0] = x;

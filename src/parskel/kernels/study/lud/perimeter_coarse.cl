@@ -31,6 +31,25 @@
 
 #define ITEMS (BS / COARSEN) /* work-items per strip */
 
+/* STEP(_, j) for j = 0 .. count - 1: UNROLL at a time, then the rest one by one */
+#if UNROLL > 1
+#define STEPS(STEP, count)                                                                    \
+    {                                                                                         \
+        uint j = 0;                                                                           \
+        for (; j + UNROLL <= (count); j += UNROLL) {                                          \
+            PS_REPEAT(UNROLL, STEP, _, j)                                                     \
+        }                                                                                     \
+        for (; j < (count); ++j) {                                                            \
+            STEP(_, j)                                                                        \
+        }                                                                                     \
+    }
+#else
+#define STEPS(STEP, count)                                                                    \
+    for (uint j = 0; j < (count); ++j) {                                                      \
+        STEP(_, j)                                                                            \
+    }
+#endif
+
 #if VECTOR
 #define VT PS_JOIN(float, COARSEN)
 #define VLOAD PS_JOIN(vload, COARSEN)
@@ -67,15 +86,7 @@ __kernel void lud_perimeter(__global float *m, uint n, uint offset)
     for (uint k = first * COARSEN; k < (first + 1) * COARSEN; ++k)          \
         row[i][k] -= dia[i][j] * row[j][k];
 #endif
-            uint j = 0;
-#if UNROLL > 1
-            for (; j + UNROLL <= i; j += UNROLL) {
-                PS_REPEAT(UNROLL, ROW_STEP, _, j)
-            }
-#endif
-            for (; j < i; ++j) {
-                ROW_STEP(_, j)
-            }
+            STEPS(ROW_STEP, i)
 #if VECTOR
             VSTORE(acc, first, &row[i][0]);
 #endif
@@ -90,15 +101,7 @@ __kernel void lud_perimeter(__global float *m, uint n, uint offset)
     for (uint k = first * COARSEN; k < (first + 1) * COARSEN; ++k)          \
         colT[i][k] -= dia[j][i] * colT[j][k];
 #endif
-            uint j = 0;
-#if UNROLL > 1
-            for (; j + UNROLL <= i; j += UNROLL) {
-                PS_REPEAT(UNROLL, COL_STEP, _, j)
-            }
-#endif
-            for (; j < i; ++j) {
-                COL_STEP(_, j)
-            }
+            STEPS(COL_STEP, i)
 #if VECTOR
             VSTORE(acc / dia[i][i], first, &colT[i][0]);
 #else
