@@ -361,6 +361,39 @@ def test_kernels_launched_in_chains_keep_to_small_inline_launches():
     np.testing.assert_array_equal(chained.numpy(), mid.numpy() ** 2)
 
 
+def test_one_slow_inline_launch_does_not_lower_the_limit_two_in_a_row_do():
+    """A stall of a busy machine (one slow launch among fast ones) leaves a kernel's inline
+    limit alone; a second slow launch in a row lowers it to what the fastest launch seen would
+    have done in the time allowed, and never below the floor."""
+    from parskel.runtime import opencl
+
+    dev = _pocl_with_inline_queue()
+    square = ps.Map("float stalled_square(float x) { return x * x; }")  # a kernel of its own
+    square(ps.Vector(np.arange(1 << 12, dtype=np.float32), device=dev))
+    flat = next(iter(square._plans.values())).flat
+    limit, allowed = flat.inline_bytes, flat.inline_seconds
+    group = (256,)
+    flat.ran_inline(group, 1 << 20, 10.0)  # the first launch of a work-group size: PoCL compiles
+    assert flat.inline_bytes == limit
+    flat.ran_inline(group, 1 << 20, allowed / 4)  # 4 MiB in the time allowed
+    flat.ran_inline(group, 1 << 20, allowed * 10)  # one stall
+    assert flat.inline_bytes == limit
+    flat.ran_inline(group, 1 << 20, allowed / 4)
+    flat.ran_inline(group, 1 << 20, allowed * 10)  # stalls again, but not twice in a row
+    assert flat.inline_bytes == limit
+    flat.ran_inline(group, 1 << 20, allowed * 2)  # slow twice in a row
+    assert flat.inline_bytes == min(limit, 4 << 20)
+    flat.ran_inline(group, 1 << 16, 1.0)
+    flat.ran_inline(group, 1 << 16, 1.0)
+    assert flat.inline_bytes == 4 << 20  # the fastest rate seen decides, not the last one
+    slow = ps.Map("float crawling_square(float x) { return x * x; }")
+    slow(ps.Vector(np.arange(1 << 12, dtype=np.float32), device=dev))
+    crawl = next(iter(slow._plans.values())).flat
+    for _ in range(3):
+        crawl.ran_inline(group, 1 << 20, 100.0)
+    assert crawl.inline_bytes == opencl._INLINE_FLOOR
+
+
 def test_inline_and_main_queue_commands_keep_their_order(rng):
     """Small launches (inline, once hot) and large ones (worker threads) read what the others
     wrote, in one chain of dependent calls with no wait between them but the reads."""

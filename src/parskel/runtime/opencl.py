@@ -96,19 +96,30 @@ class OpenCLKernel(Kernel):
         self._small_launches = 0
         self._inline: Any = None  # this kernel on the device's inline queue: not yet looked for
         self.inline_bytes = _INLINE_BYTES  # the most bytes of buffers of its launches there
-        self.inline_seconds = _INLINE_SECONDS  # an inline launch slower than this lowers it
+        self.inline_seconds = _INLINE_SECONDS  # inline launches slower than this lower it
         self._inline_groups: set[tuple[int, ...] | None] = set()  # work-group sizes launched there
+        self._inline_rate = 0.0  # the most bytes per second an inline launch of it has run at
+        self._inline_slow = False  # whether its last inline launch took over inline_seconds
 
     def in_chains(self) -> None:
         self.inline_bytes = min(self.inline_bytes, _CHAIN_BYTES)
         self.inline_seconds = _CHAIN_SECONDS
 
-    def first_inline(self, local_size: tuple[int, ...] | None) -> bool:
-        """Whether this is the first inline launch with work-groups of ``local_size``."""
-        if local_size in self._inline_groups:
-            return False
-        self._inline_groups.add(local_size)
-        return True
+    def ran_inline(self, local_size: tuple[int, ...] | None, nbytes: int, seconds: float) -> None:
+        """Note an inline launch over ``nbytes`` of buffers that took ``seconds``. Two slow
+        launches in a row (over :attr:`inline_seconds`) lower :attr:`inline_bytes` to what
+        would have taken that long at the fastest rate seen: one stall of a busy machine does
+        not send a kernel back to the worker threads for good. The first launch with each
+        work-group size is not counted (PoCL compiles the kernel for that size then)."""
+        if local_size not in self._inline_groups:
+            self._inline_groups.add(local_size)
+            return
+        self._inline_rate = max(self._inline_rate, nbytes / max(seconds, 1e-9))
+        slow = seconds > self.inline_seconds
+        if slow and self._inline_slow:
+            fitting = int(self._inline_rate * self.inline_seconds)
+            self.inline_bytes = max(_INLINE_FLOOR, min(self.inline_bytes, fitting))
+        self._inline_slow = slow
 
     def inline_handle(self) -> Any:
         """This kernel for the device's inline queue (see :class:`OpenCLDevice`), or None: it is
@@ -479,11 +490,7 @@ class OpenCLDevice(Device):
             if inline:  # it runs now, in this thread: a kernel found slow there goes inline less
                 start = time.perf_counter()
                 ev = cl.enqueue_nd_range_kernel(self._inline_commands(), handle, gsize, lsize)
-                seconds = time.perf_counter() - start
-                # PoCL compiles a kernel for each work-group size at its first launch: not timed
-                if seconds > kernel.inline_seconds and not kernel.first_inline(lsize):
-                    fitting = int(nbytes * kernel.inline_seconds / seconds)  # what would have taken the limit
-                    kernel.inline_bytes = max(_INLINE_FLOOR, min(kernel.inline_bytes, fitting))
+                kernel.ran_inline(lsize, nbytes, time.perf_counter() - start)
             else:
                 ev = cl.enqueue_nd_range_kernel(self.queue, handle, gsize, lsize)
         except cl.Error as exc:
@@ -721,10 +728,10 @@ _INLINE_AFTER = 4  # small launches of a kernel before it is built for the inlin
 # took 0.30 ms there and 0.19 ms inline, a Map of 2^18 0.11 and 0.08 ms.
 _INLINE_ITEMS = 1 << 21
 _INLINE_BYTES = 8 << 20
-# An inline launch that takes longer than this lowers the bytes its kernel may take there to
-# what would have run in this time (on the worker threads it would have run on every core), but
-# never below the floor: a stall of a busy machine must not send small launches back to the
-# worker threads.
+# Two inline launches in a row that take longer than this lower the bytes their kernel may take
+# there to what would have run in this time at its fastest inline rate (on the worker threads
+# it would have run on every core), but never below the floor: stalls of a busy machine must
+# not send small launches back to the worker threads.
 _INLINE_SECONDS = 400e-6
 _INLINE_FLOOR = 1 << 16
 # Kernels launched in chains of several per call (a sort's passes, see Kernel.in_chains) share

@@ -64,13 +64,14 @@ def check_size(n: int, what: str) -> None:
 GROUP = 256
 
 
-def tuned_group(device: Device, kernel: str) -> int:
+def tuned_group(device: Device, kernel: str, cpu: int | None = None) -> int:
     """The work-group ceiling for the skeleton kernel ``kernel`` (``ps_map``) on ``device``: the
     ``WG`` the tuning database holds for ``skeletons.map`` (``parskel tune skeletons.map``), else
-    :data:`GROUP`."""
+    ``cpu`` on a CPU device where the kernel has a CPU shape of its own, else :data:`GROUP`."""
     found = lookup(f"skeletons.{kernel.removeprefix('ps_')}", device)
     tuned = next(iter(found.entry.params.values()), {}) if found is not None else {}
-    return tuned.get("WG", GROUP)
+    untuned = cpu if cpu is not None and device.type == "cpu" else GROUP
+    return int(tuned.get("WG", untuned))
 
 
 def group_size(kernel: Any, device: Device, most: int | None = None) -> int:

@@ -142,16 +142,19 @@ void ps_reduce(__global const PS_IN_T *ps_in, __global PS_T *ps_out, __global PS
     {
         /* CPUs, an operator that commutes: fold c takes elements c, c + PS_FOLDS, ... of the
          * chunk, so each step reads PS_FOLDS consecutive elements into independent folds, which
-         * the compiler turns into vector loads and operations */
+         * the compiler turns into vector loads and operations. The loads go through a pointer
+         * that moves with t: indexed by the uint t + c, which may wrap, they are not known to be
+         * consecutive and stay scalar (3 times slower on an AVX2 CPU) */
         PS_T fold[PS_FOLDS];
 #pragma unroll
         for (uint c = 0; c < PS_FOLDS; ++c)
             fold[c] = identity;
         uint t = begin;
-        for (; t + PS_FOLDS <= end; t += PS_FOLDS) {
+        __global const PS_IN_T *step = ps_in + begin;
+        for (; t + PS_FOLDS <= end; t += PS_FOLDS, step += PS_FOLDS) {
 #pragma unroll
             for (uint c = 0; c < PS_FOLDS; ++c)
-                fold[c] = PS_OP(fold[c], PS_MAP(ps_in[t + c], t + c));
+                fold[c] = PS_OP(fold[c], PS_MAP(step[c], t + c));
         }
         for (; t < end; ++t)
             fold[0] = PS_OP(fold[0], PS_MAP(ps_in[t], t));
