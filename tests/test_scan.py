@@ -94,13 +94,25 @@ def test_block_variants_at_other_work_group_sizes(device, rng, variant, wg):
 @pytest.mark.parametrize("variant", CPU)
 def test_cpu_runs(device, rng, variant, dtype):
     """One run, a few, and many short ones (runs are whole vectors of 64 bytes: 16 or 8
-    elements; chained_cpu's tiles of 4096 and more), around those sizes, inclusive and
-    exclusive, in place and not."""
+    elements, or of 32 bytes where tuned so; chained_cpu's tiles of 4096 and more), around
+    those sizes, inclusive and exclusive, in place and not."""
     skip_without_fp64(device, dtype)
     lanes = 64 // np.dtype(dtype).itemsize
     shapes = {
-        "chained_cpu": ({"groups_per_cu": 1}, {"groups_per_cu": 4, "tile": 4096}),
-    }.get(variant, ({"groups_per_cu": 1}, {"groups_per_cu": 2, "min_run": 256}, {"groups_per_cu": 32, "min_run": 1}))
+        "chained_cpu": (
+            {"groups_per_cu": 1},
+            {"groups_per_cu": 4, "tile": 4096},
+            {"groups_per_cu": 2, "tile": 4096, "vector_bytes": 32},
+        ),
+    }.get(
+        variant,
+        (
+            {"groups_per_cu": 1},
+            {"groups_per_cu": 2, "min_run": 256},
+            {"groups_per_cu": 32, "min_run": 1},
+            {"groups_per_cu": 2, "min_run": 16, "vector_bytes": 32},
+        ),
+    )
     for params in shapes:
         for n in [lanes - 1, lanes, lanes + 1, 5 * lanes + 3, 1000, 2049, 4096 * 3 + 5]:
             x = sample(rng, dtype, n)

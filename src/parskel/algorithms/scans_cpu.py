@@ -1,4 +1,4 @@
-"""Scans shaped for CPU devices, in vectors of 64 bytes, for every dtype of :mod:`.scans` (and
+"""Scans shaped for CPU devices, in vectors of 64 bytes (32 where tuned so), for every dtype of :mod:`.scans` (and
 what :func:`.scans.scan_buffer` runs on CPU devices: the seed's radix sorts scan their counts
 with them).
 
@@ -19,14 +19,26 @@ from . import runs
 from .registry import Param, Variant, register
 from .scans import add_enqueue, host_run
 
-#: Bytes of one vector the kernels load and store: a cache line, an AVX-512 register.
+#: Bytes of one vector the kernels load and store, by default: a cache line, an AVX-512
+#: register. Tunable (``vector_bytes``): 32, an AVX2 register, may suit CPUs without AVX-512.
 VECTOR_BYTES = 64
+
+_VECTOR = Param("vector_bytes", VECTOR_BYTES, (32, 64), "bytes of the vectors each step loads, scans and stores")
 
 
 def _two_level(
-    device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype, inclusive: bool, *, groups_per_cu: int, min_run: int
+    device: Device,
+    src: Buffer,
+    dst: Buffer,
+    n: int,
+    kt: np.dtype,
+    inclusive: bool,
+    *,
+    groups_per_cu: int,
+    min_run: int,
+    vector_bytes: int = VECTOR_BYTES,
 ) -> None:
-    width = VECTOR_BYTES // kt.itemsize
+    width = max(vector_bytes // kt.itemsize, 8)  # the kernels take 8 or 16 lanes
     program = device.program("scan/two_level_cpu.cl", {"T": c_type(kt, device), "VW": width})
     groups, chunk = runs.runs(device, n, groups_per_cu, min_run, width)
     size = (np.uint32(n), np.uint32(chunk))
@@ -37,9 +49,18 @@ def _two_level(
 
 
 def _chained(
-    device: Device, src: Buffer, dst: Buffer, n: int, kt: np.dtype, inclusive: bool, *, groups_per_cu: int, tile: int
+    device: Device,
+    src: Buffer,
+    dst: Buffer,
+    n: int,
+    kt: np.dtype,
+    inclusive: bool,
+    *,
+    groups_per_cu: int,
+    tile: int,
+    vector_bytes: int = VECTOR_BYTES,
 ) -> None:
-    width = VECTOR_BYTES // kt.itemsize
+    width = max(vector_bytes // kt.itemsize, 8)  # the kernels take 8 or 16 lanes
     program = device.program("scan/chained_cpu.cl", {"T": c_type(kt, device), "VW": width})
     tiles = -(-n // tile)
     groups = max(1, min(tiles, device.info.compute_units * groups_per_cu))
@@ -62,7 +83,7 @@ register(
         seed="beyond 000 §4: CPU-shaped",
         summary=_SUMMARY,
         run=host_run("two_level_cpu", f"Scan ``x`` with two_level_cpu: {_SUMMARY}."),
-        params=runs.params(2),
+        params=(*runs.params(2), _VECTOR),
     )
 )
 
@@ -81,6 +102,7 @@ register(
         params=(
             Param("groups_per_cu", 1, (1, 2, 4), "work-groups (of one work-item) per compute unit"),
             Param("tile", 32768, (4096, 16384, 32768, 65536, 262144), "elements of a tile"),
+            _VECTOR,
         ),
     )
 )

@@ -132,10 +132,22 @@ class Budget:
 def budget(device: Device, given: int | str | None = None) -> Budget:
     """The budget of an operation on ``device`` under the cap in force (see :func:`cap`)."""
     limit = cap(given)
-    whole = int(device.info.global_mem_bytes * DEFAULT_FRACTION)
-    if limit is None:
-        return Budget(whole, device.info.max_alloc_bytes, False)
-    return Budget(min(limit, whole), min(limit, device.info.max_alloc_bytes), True)
+    key = (device, limit)
+    found = _BUDGETS.get(key)
+    if found is None:
+        whole = int(device.info.global_mem_bytes * DEFAULT_FRACTION)
+        if limit is None:
+            found = Budget(whole, device.info.max_alloc_bytes, False)
+        else:
+            found = Budget(min(limit, whole), min(limit, device.info.max_alloc_bytes), True)
+        if len(_BUDGETS) >= 256:
+            _BUDGETS.clear()
+        _BUDGETS[key] = found
+    return found
+
+
+#: Budgets made before, per device and cap: every call on host arrays asks for one
+_BUDGETS: dict[tuple[Device, int | None], Budget] = {}
 
 
 @dataclass(frozen=True)

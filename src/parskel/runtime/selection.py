@@ -33,6 +33,7 @@ def _rank(dev: Device) -> tuple[int, int]:
 
 _scoped: contextvars.ContextVar[Device | None] = contextvars.ContextVar("parskel_device", default=None)
 _found: list[Device] | None = None
+_default: Device | None = None  # of _found, chosen when they are found (every call on host arrays asks)
 _backends: list[Backend] | None = None
 
 
@@ -49,11 +50,12 @@ def backends() -> list[Backend]:
 
 def devices(*, refresh: bool = False) -> list[Device]:
     """Every usable device of every available backend, discovered once per process."""
-    global _found, _backends
+    global _found, _backends, _default
     if _found is None or refresh:
         if refresh:
             _backends = None
         _found = [dev for backend in backends() for dev in backend.discover()]
+        _default = min(_found, key=_rank) if _found else None
     return list(_found)
 
 
@@ -109,10 +111,11 @@ def _unavailable_notes() -> list[str]:
 def default_device() -> Device:
     """A GPU if there is one (through CUDA where it can), else an accelerator, else a CPU
     (the embedded PoCL)."""
-    everything = devices()
-    if not everything:
+    if _found is None:
+        devices()
+    if _default is None:
         raise DeviceNotFoundError("any device", _unavailable_notes())
-    return min(everything, key=_rank)
+    return _default
 
 
 def device(spec: str | Device | None = None) -> Device:
