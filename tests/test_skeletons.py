@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import parskel as ps
 from parskel.errors import BuildError, DTypeError, ShapeError, UserFunctionError
+from parskel.skeletons.map import vector_lanes
 
 FEW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 SIZES = st.one_of(st.sampled_from([0, 1, 2, 3, 7, 31, 255, 256, 257, 1021, 1024, 1031, 4099]), st.integers(0, 20000))
@@ -46,6 +47,54 @@ def test_map_with_index_and_scalar(device, n):
     v = ps.Vector(x, device=device)
     np.testing.assert_allclose(SQUARE(v).numpy(), x * x, rtol=1e-6)
     np.testing.assert_allclose(INDEXED(v, 2.5).numpy(), 2.5 * x + np.arange(n, dtype=np.float32), rtol=1e-5)
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 8, 1021, 4099, 20000])
+def test_map_and_zip_in_16_byte_vectors(device, monkeypatch, n):
+    """The vector kernel (GPUs: scalars of one size in 16-byte vectors; forced here on every
+    device, CPUs included) against NumPy: the elements after the last whole vector, per-element
+    indices of one and two axes, 8-byte elements, a result written over its input, and an input
+    that does not start on 16 bytes (the scalar kernel then runs)."""
+    from parskel.skeletons import map as map_module
+
+    monkeypatch.setattr(map_module, "vector_lanes", _lanes_everywhere)
+    rng = np.random.default_rng(n)
+    x = rng.random(n).astype(np.float32)
+    y = rng.integers(-1000, 1000, n).astype(np.int32)
+    square = ps.Map("float f(float x) { return x * x; }")
+    indexed = ps.Zip("float g(float x, int y, ps_index i) { return x * y + (float)i; }")
+    v = ps.Vector(x, device=device)
+    np.testing.assert_allclose(square(v).numpy(), x * x, rtol=1e-6)
+    got = indexed(v, ps.Vector(y, device=device)).numpy()
+    np.testing.assert_allclose(got, x * y + np.arange(n, dtype=np.float32), rtol=1e-5, atol=1e-3)
+    plan = next(iter(square._plans.values()))
+    assert plan.lanes == 4 and plan.vec is not None
+    square(v, out=v)  # in place
+    np.testing.assert_allclose(v.numpy(), x * x, rtol=1e-6)
+    wide = rng.integers(-(2**40), 2**40, n).astype(np.int64)
+    shifted = ps.Map("long h(long a) { return a * 3 - 7; }")
+    np.testing.assert_array_equal(shifted(ps.Vector(wide, device=device)).numpy(), wide * 3 - 7)
+    assert next(iter(shifted._plans.values())).lanes == 2
+    rows = ps.Map("float r(float x, ps_index i, ps_index j) { return x + (float)(100 * i + j); }")
+    m = rng.random((3, n)).astype(np.float32)
+    expected = m + 100 * np.arange(3, dtype=np.float32)[:, None] + np.arange(n, dtype=np.float32)
+    np.testing.assert_allclose(rows(ps.Matrix(m, device=device)).numpy(), expected, rtol=1e-6)
+    if device.shares_host_memory:  # a borrowed host array 4 bytes past a 16-byte boundary
+        raw = np.zeros(n + 8, np.float32)
+        start = (-raw.ctypes.data % 16) // 4 + 1
+        odd = raw[start : start + n]
+        odd[:] = x
+        assert odd.ctypes.data % 16 == 4
+        np.testing.assert_allclose(square(ps.Vector(odd, copy=False, device=device)).numpy(), x * x, rtol=1e-6)
+
+
+class _Gpu:
+    type = "gpu"
+
+
+def _lanes_everywhere(device, inputs, out):
+    """vector_lanes as on a GPU, whatever the device."""
+    return vector_lanes(_Gpu(), inputs, out)
 
 
 @FEW

