@@ -369,7 +369,7 @@ class OpenCLDevice(Device):
                 src_offset=src_offset,
                 dst_offset=dst_offset,
             )
-        self._hold(ev, (dst, src))
+        self._hold(ev, _host_arrays((dst, src)))
         return self._event("copy", f"copy {nbytes} B", ev)
 
     def fill(self, buffer: Buffer, value: np.generic, nbytes: int | None = None, *, offset: int = 0) -> Event:
@@ -378,7 +378,7 @@ class OpenCLDevice(Device):
             return self._event("fill", "fill", None)
         with _translated(self):
             ev = cl.enqueue_fill_buffer(self._copy_queue(), buffer.handle, pattern, offset, nbytes)
-        self._hold(ev, (buffer,))
+        self._hold(ev, _host_arrays((buffer,)))
         return self._event("fill", f"fill {nbytes} B", ev)
 
     def upload_padded(self, host: np.ndarray, padded_shape: tuple[int, int], fill: np.generic | None = None) -> Buffer:
@@ -466,16 +466,22 @@ class OpenCLDevice(Device):
         inline = handle is not None
         if not inline:
             handle = kernel.handle
-        local_bytes = kernel.local_mem_bytes + sum(a.nbytes for a in args if isinstance(a, Local))
+        local_bytes = kernel.local_mem_bytes
+        for arg in args:
+            if isinstance(arg, Local):
+                local_bytes += arg.nbytes
         if local_bytes > self.info.local_mem_bytes:
             raise LaunchError(
                 f"kernel {kernel.name} needs {local_bytes} bytes of local memory per work-group; "
                 f"{self.id} has {self.info.local_mem_bytes}"
             )
+        arrays = []  # the host arrays of host-memory buffers, held while the command may use them
         try:
             for i, arg in enumerate(args):
                 if isinstance(arg, Buffer):
                     handle.set_arg(i, arg.handle)
+                    if arg.host is not None:
+                        arrays.append(arg.host)
                 elif isinstance(arg, np.generic):
                     _set_scalar(handle, i, arg)
                 elif isinstance(arg, Local):
@@ -495,7 +501,7 @@ class OpenCLDevice(Device):
                 ev = cl.enqueue_nd_range_kernel(self.queue, handle, gsize, lsize)
         except cl.Error as exc:
             raise _translate(self, exc, kernel.name) from None
-        self._hold(ev, args)
+        self._hold(ev, arrays)
         return self._event("kernel", kernel.name, ev)
 
     def _copy_queue(self) -> Any:
@@ -524,16 +530,19 @@ class OpenCLDevice(Device):
             )
         return self._inline_queue
 
-    def _hold(self, event: Any, args: Sequence[Any]) -> None:
-        """Keep the host arrays of host-memory buffers alive while ``event``'s command may use
-        them: the caller may drop its last reference to a container as soon as it has enqueued."""
+    def _hold(self, event: Any, arrays: list[np.ndarray]) -> None:
+        """Keep ``arrays`` (the host arrays of host-memory buffers) alive while ``event``'s
+        command may use them: the caller may drop its last reference to a container as soon as
+        it has enqueued."""
+        held = self._held
+        if not (held or arrays):
+            return
         done = cl.command_execution_status.COMPLETE
         # the queue is in order: commands complete in the order they were held
-        while self._held and self._held[0][0].command_execution_status == done:
-            self._held.popleft()
-        arrays = [a.host for a in args if isinstance(a, Buffer) and a.host is not None]
+        while held and held[0][0].command_execution_status == done:
+            held.popleft()
         if arrays:
-            self._held.append((event, arrays))
+            held.append((event, arrays))
 
     def finish(self) -> None:
         try:
@@ -754,6 +763,11 @@ def _small(gsize: tuple[int, ...], args: Sequence[Any], most: int) -> int:
         if isinstance(arg, Buffer):
             nbytes += arg.nbytes
     return nbytes if nbytes <= most else -1
+
+
+def _host_arrays(buffers: Sequence[Buffer]) -> list[np.ndarray]:
+    """The host arrays of those of ``buffers`` that are host memory."""
+    return [b.host for b in buffers if b.host is not None]
 
 
 def _set_scalar(handle: Any, index: int, value: np.generic) -> None:
