@@ -9,6 +9,7 @@ that their kernels need no bounds checks, and read the ``m x n`` corner of the r
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -312,6 +313,15 @@ def matmul(
         done = in_tiles(dev, np.ascontiguousarray(a), np.ascontiguousarray(b), variant, params, max_device_memory)
         if done is not None:
             return done
-    # the database's size of a product: the edge of the cube of as many multiply-adds
-    context = {"itemsize": a.dtype.itemsize, "size": round((a.shape[0] * a.shape[1] * b.shape[1]) ** (1 / 3))}
+    context = dispatch_context(a, b)
     return returned(registry.dispatch("matmul", dev, variant, params, lambda v, p: v.run(dev, a, b, **p), context))
+
+
+def dispatch_context(a: Any, b: Any) -> dict[str, int]:
+    """What the dispatch of the product ``a @ b`` knows of it: the element size, and the size
+    the tuning database is asked for, the edge of the cube of as many multiply-adds.
+
+    >>> dispatch_context(np.ones((256, 2048), np.float32), np.ones((2048, 2048), np.float32))
+    {'itemsize': 4, 'size': 1024}
+    """
+    return {"itemsize": a.dtype.itemsize, "size": round((a.shape[0] * a.shape[1] * b.shape[1]) ** (1 / 3))}

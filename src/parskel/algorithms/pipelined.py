@@ -35,6 +35,7 @@ from ..pipeline.budget import IN_FLIGHT, TARGET_CHUNKS
 from ..runtime import Buffer, Device
 from . import registry
 from .keys import KEY_KINDS
+from .matmuls import dispatch_context
 from .onesweep import sort_buffers
 from .scans import scan_buffer, scans_buffers
 
@@ -396,15 +397,16 @@ def matmul(
     if way is None:
         return None
     on_device = dev.backend == "cuda" and way.staged
-    if way.whole and not on_device:
+    if way.whole and (not on_device or a.nbytes + b.nbytes < MATMUL_STAGING_MIN):
         return None
-    tm, tn, tk = _tiles(m, k, n, item, way, on_device)
+    tm, tn, tk = _tiles(m, k, n, item, way, on_device, _least_rows(dev, n) if on_device else 0)
     out = dev.host_result((m, n), a.dtype) if on_device else np.empty((m, n), a.dtype)
     pipe = Pipeline(dev, "matmul", staged=on_device)
 
     def product(x: Any, y: Any) -> Any:
         call = lambda chosen, p: chosen.run(dev, x, y, **p)
-        return registry.dispatch("matmul", dev, variant, params, call, {"itemsize": item})
+        # tuned for the tile's shape, as a call of that shape is
+        return registry.dispatch("matmul", dev, variant, params, call, dispatch_context(x, y))
 
     def chunks() -> Iterator[Compute]:
         for c0 in range(0, n, tn):
@@ -457,10 +459,47 @@ def matmul(
     return out
 
 
-def _tiles(m: int, k: int, n: int, item: int, way: Route, overlap: bool) -> tuple[int, int, int]:
+#: The operands' bytes from which a product that fits the device goes through pinned staging:
+#: below, one panel with nothing to overlap, the staging's own work costs more than pageable
+#: copies (on an H100, from NumPy to NumPy: 1024 x 1024 staged 2.4-2.8 ms, direct 1.6-1.7;
+#: 2048 x 2048 staged 5.1-5.5, direct 7.1-8.5)
+MATMUL_STAGING_MIN = 16 << 20
+
+#: Waves of 128 x 128 output tiles over every compute unit that one product of a panel launches
+#: at least, where the rows are cut into panels to overlap: a product of fewer tiles leaves
+#: compute units idle (on an H100, 2048 x 2048 in 8 panels of 256 rows took 1.2 ms of kernels,
+#: in one 0.42 ms; end to end, 4096 x 4096 took 14-16 ms in 8 panels, 9.2-10 ms in 2, 11 in 4)
+MATMUL_WAVES = 2
+
+
+def _least_rows(device: Device, n: int) -> int:
+    """The fewest rows of a panel of ``n`` columns whose product fills ``device``
+    :data:`MATMUL_WAVES` times over."""
+    return math.ceil(MATMUL_WAVES * device.info.compute_units * 128 * 128 / max(n, 1))
+
+
+def _panel_rows(m: int, least: int) -> int:
+    """The rows of an overlapped product's panels: ``m`` halved while a half keeps at least 256
+    and ``least`` rows, into at most :data:`TARGET_CHUNKS` panels, rounded up to a multiple of
+    128 (the kernels' tiles: no padding).
+
+    >>> _panel_rows(8192, 528), _panel_rows(4096, 1056), _panel_rows(2048, 2112), _panel_rows(3000, 0)
+    (1024, 2048, 2048, 384)
+    """
+    rows = m
+    for _ in range(TARGET_CHUNKS.bit_length() - 1):
+        half = -(-rows // 2)
+        if half < max(256, least):
+            break
+        rows = half
+    return m if rows == m else min(m, -(-rows // 128) * 128)
+
+
+def _tiles(m: int, k: int, n: int, item: int, way: Route, overlap: bool, least: int = 0) -> tuple[int, int, int]:
     """Tile sides ``(tm, tn, tk)`` whose products fit the budget, :data:`IN_FLIGHT` at once when
-    overlapped; halving the longest side first. Overlapped, the rows are also cut into about
-    :data:`TARGET_CHUNKS` panels of at least 256 rows, so that there is something to overlap."""
+    overlapped; halving the longest side first. Overlapped, the rows are first cut into panels
+    (:func:`_panel_rows`, at least ``least`` rows each, see :func:`_least_rows`), so that there
+    is something to overlap and each product still fills the device."""
     copies = IN_FLIGHT if overlap else 1
     within: Budget = way.within
 
@@ -468,7 +507,7 @@ def _tiles(m: int, k: int, n: int, item: int, way: Route, overlap: bool) -> tupl
         total, largest = _product_bytes(tm, tk, tn, item)
         return total * copies <= within.total and largest <= within.largest
 
-    tm = min(m, max(256, math.ceil(m / TARGET_CHUNKS))) if overlap else m
+    tm = _panel_rows(m, least) if overlap else m
     tn, tk = n, k
     while not fits(tm, tn, tk) and max(tm, tn, tk) > 1:
         if tm >= tn and tm >= tk:
