@@ -173,7 +173,7 @@ def scan_buffer(
         if n:
             _ENQUEUE[chosen.name](device, src, dst, n, kt, inclusive, **values)
 
-    registry.dispatch("scan", device, variant, params, enqueue)
+    registry.dispatch("scan", device, variant, params, enqueue, {"n": n})
 
 
 def scans_buffers(name: str) -> bool:
