@@ -72,3 +72,20 @@ def rng():
     import numpy as np
 
     return np.random.default_rng(20131)
+
+
+@pytest.fixture
+def dispatched(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """The context of every ``registry.dispatch`` call the test makes, in order (what the
+    dispatch knows of each call: its size, its operands' element size)."""
+    from parskel.algorithms import registry
+
+    contexts: list[dict] = []
+    dispatch = registry.dispatch
+
+    def noted(family, device, variant, params, call, context=None):
+        contexts.append(dict(context or {}))
+        return dispatch(family, device, variant, params, call, context)
+
+    monkeypatch.setattr(registry, "dispatch", noted)
+    return contexts

@@ -224,25 +224,15 @@ def test_matmul_adds_products_of_the_shared_dimension(device, rng):
     assert runs and runs[-1].chunks >= 4
 
 
-def test_a_products_tiles_take_the_tuning_of_their_own_size(device, rng, monkeypatch):
+def test_a_products_tiles_take_the_tuning_of_their_own_size(device, rng, dispatched):
     """Each tile's product asks the tuning database for its own size (the edge of the cube of
     its multiply-adds), as a call of that shape does; without one it took whichever entry came
     first (on an H100 a 16 x 16 product's tiles, for 2048 x 2048 panels)."""
-    from parskel.algorithms import registry
-
-    asked: list[dict] = []
-    dispatch = registry.dispatch
-
-    def watched(family, dev, variant, params, call, context=None):
-        asked.append(dict(context or {}))
-        return dispatch(family, dev, variant, params, call, context)
-
-    monkeypatch.setattr(registry, "dispatch", watched)
     a, b = rng.random((40, 20_000), dtype=np.float32), rng.random((20_000, 30), dtype=np.float32)
     got = ps.matmul(a, b, device=device, max_device_memory="256KiB")
     np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4)
-    assert len(asked) >= 4
-    for context in asked:
+    assert len(dispatched) >= 4
+    for context in dispatched:
         assert context["itemsize"] == 4
         assert 1 <= context["size"] < round((40 * 20_000 * 30) ** (1 / 3))  # a tile's, not the whole product's
 

@@ -172,17 +172,9 @@ def test_scan_buffer(device, rng, variant, in_place):
         np.testing.assert_array_equal(back, x)
 
 
-def test_scan_buffer_takes_the_tuning_of_its_size(device, rng, monkeypatch):
+def test_scan_buffer_takes_the_tuning_of_its_size(device, rng, dispatched):
     """A scan of device buffers asks the tuning database for its own element count, as
     ``parskel.scan`` does (without one it took whichever entry came first)."""
-    asked: list[dict] = []
-    dispatch = registry.dispatch
-
-    def watched(family, dev, variant, params, call, context=None):
-        asked.append(dict(context or {}))
-        return dispatch(family, dev, variant, params, call, context)
-
-    monkeypatch.setattr(registry, "dispatch", watched)
     x = rng.integers(-100, 100, 5000).astype(np.int32)
     src = device.to_device(x)
     scan_buffer(device, src, src, 3000, np.int32, inclusive=True)
@@ -190,7 +182,7 @@ def test_scan_buffer_takes_the_tuning_of_its_size(device, rng, monkeypatch):
     device.download(src, out)
     np.testing.assert_array_equal(out[:3000], np.cumsum(x[:3000], dtype=np.int32))
     np.testing.assert_array_equal(out[3000:], x[3000:])
-    assert asked and asked[0].get("n") == 3000
+    assert dispatched and dispatched[0].get("n") == 3000
 
 
 def test_scan_buffer_refuses_bad_arguments(device):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime import Buffer, Device, c_type
+from ..runtime import Buffer, Device, Program, c_type
 from . import runs
 from .registry import Param, Variant, register
 from .scans import add_enqueue, host_run
@@ -24,6 +24,13 @@ from .scans import add_enqueue, host_run
 VECTOR_BYTES = 64
 
 _VECTOR = Param("vector_bytes", VECTOR_BYTES, (32, 64), "bytes of the vectors each step loads, scans and stores")
+
+
+def _program(device: Device, path: str, kt: np.dtype, vector_bytes: int) -> tuple[Program, int]:
+    """The scan program at ``path`` for elements ``kt`` in vectors of ``vector_bytes`` (8 lanes
+    at least: the kernels take 8 or 16), and its lanes."""
+    width = max(vector_bytes // kt.itemsize, 8)
+    return device.program(path, {"T": c_type(kt, device), "VW": width}), width
 
 
 def _two_level(
@@ -38,8 +45,7 @@ def _two_level(
     min_run: int,
     vector_bytes: int = VECTOR_BYTES,
 ) -> None:
-    width = max(vector_bytes // kt.itemsize, 8)  # the kernels take 8 or 16 lanes
-    program = device.program("scan/two_level_cpu.cl", {"T": c_type(kt, device), "VW": width})
+    program, width = _program(device, "scan/two_level_cpu.cl", kt, vector_bytes)
     groups, chunk = runs.runs(device, n, groups_per_cu, min_run, width)
     size = (np.uint32(n), np.uint32(chunk))
     sums = device.alloc(groups * kt.itemsize)
@@ -60,8 +66,7 @@ def _chained(
     tile: int,
     vector_bytes: int = VECTOR_BYTES,
 ) -> None:
-    width = max(vector_bytes // kt.itemsize, 8)  # the kernels take 8 or 16 lanes
-    program = device.program("scan/chained_cpu.cl", {"T": c_type(kt, device), "VW": width})
+    program, _ = _program(device, "scan/chained_cpu.cl", kt, vector_bytes)
     tiles = -(-n // tile)
     groups = max(1, min(tiles, device.info.compute_units * groups_per_cu))
     state = device.alloc((tiles + 1) * 4)
