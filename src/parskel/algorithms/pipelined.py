@@ -470,18 +470,20 @@ MATMUL_STAGING_MIN = 16 << 20
 #: compute units idle (on an H100, 2048 x 2048 in 8 panels of 256 rows took 1.2 ms of kernels,
 #: in one 0.42 ms; end to end, 4096 x 4096 took 14-16 ms in 8 panels, 9.2-10 ms in 2, 11 in 4)
 MATMUL_WAVES = 2
+#: The edge of the output tiles the GPU matmul kernels take at large sizes (xgemm's MWG, NWG)
+PANEL_TILE = 128
 
 
 def _least_rows(device: Device, n: int) -> int:
     """The fewest rows of a panel of ``n`` columns whose product fills ``device``
     :data:`MATMUL_WAVES` times over."""
-    return math.ceil(MATMUL_WAVES * device.info.compute_units * 128 * 128 / max(n, 1))
+    return math.ceil(MATMUL_WAVES * device.info.compute_units * PANEL_TILE * PANEL_TILE / max(n, 1))
 
 
 def _panel_rows(m: int, least: int) -> int:
     """The rows of an overlapped product's panels: ``m`` halved while a half keeps at least 256
     and ``least`` rows, into at most :data:`TARGET_CHUNKS` panels, rounded up to a multiple of
-    128 (the kernels' tiles: no padding).
+    :data:`PANEL_TILE` (the kernels' tiles: no padding).
 
     >>> _panel_rows(8192, 528), _panel_rows(4096, 1056), _panel_rows(2048, 2112), _panel_rows(3000, 0)
     (1024, 2048, 2048, 384)
@@ -492,7 +494,7 @@ def _panel_rows(m: int, least: int) -> int:
         if half < max(256, least):
             break
         rows = half
-    return m if rows == m else min(m, -(-rows // 128) * 128)
+    return m if rows == m else min(m, -(-rows // PANEL_TILE) * PANEL_TILE)
 
 
 def _tiles(m: int, k: int, n: int, item: int, way: Route, overlap: bool, least: int = 0) -> tuple[int, int, int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import math
 import os
 import re
@@ -131,23 +132,17 @@ class Budget:
 
 def budget(device: Device, given: int | str | None = None) -> Budget:
     """The budget of an operation on ``device`` under the cap in force (see :func:`cap`)."""
-    limit = cap(given)
-    key = (device, limit)
-    found = _BUDGETS.get(key)
-    if found is None:
-        whole = int(device.info.global_mem_bytes * DEFAULT_FRACTION)
-        if limit is None:
-            found = Budget(whole, device.info.max_alloc_bytes, False)
-        else:
-            found = Budget(min(limit, whole), min(limit, device.info.max_alloc_bytes), True)
-        if len(_BUDGETS) >= 256:
-            _BUDGETS.clear()
-        _BUDGETS[key] = found
-    return found
+    return _budget(device, cap(given))
 
 
-#: Budgets made before, per device and cap: every call on host arrays asks for one
-_BUDGETS: dict[tuple[Device, int | None], Budget] = {}
+@functools.lru_cache(maxsize=256)
+def _budget(device: Device, limit: int | None) -> Budget:
+    """:func:`budget` under ``limit``, made once per device and cap (every call on host arrays
+    asks for one)."""
+    whole = int(device.info.global_mem_bytes * DEFAULT_FRACTION)
+    if limit is None:
+        return Budget(whole, device.info.max_alloc_bytes, False)
+    return Budget(min(limit, whole), min(limit, device.info.max_alloc_bytes), True)
 
 
 @dataclass(frozen=True)
