@@ -147,7 +147,14 @@ class Container:
     def empty(cls, shape: int | tuple[int, ...], dtype: DTypeLike, *, device: Device | str | None = None) -> Container:
         """A container whose contents live (uninitialised) on the device only."""
         self = cls.__new__(cls)
-        self._setup(self._checked_shape(shape), np.dtype(dtype), select_device(device))
+        return cls._made(self._checked_shape(shape), np.dtype(dtype), select_device(device))
+
+    @classmethod
+    def _made(cls, shape: tuple[int, ...], dtype: np.dtype, device: Device) -> Container:
+        """:meth:`empty` from a shape, dtype and device already checked (a skeleton's result,
+        shaped like its input)."""
+        self = cls.__new__(cls)
+        self._setup(shape, dtype, device)
         self._buffer = self._new_buffer(upload=False)
         self._device_valid = True
         return self

@@ -24,8 +24,8 @@ import re
 import struct
 import threading
 import weakref
-from collections.abc import Hashable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -46,7 +46,6 @@ from .base import (
     shape2d,
 )
 from .geometry import Size
-from .memo import remembered
 from .sources import Defines, Source, define_lines, define_options, read_kernel_file
 from .timing import Event, EventKind
 
@@ -66,6 +65,7 @@ _ATTR_MEMORY_BUS_BITS = 37
 
 _cupy: Any = None
 _import_error = ""
+R = TypeVar("R")
 
 
 #: Results of staged operations of this many bytes and more are page-locked (see
@@ -156,7 +156,8 @@ class CUDAMarker(Marker):
         self.event.synchronize()
 
 
-Grid = tuple[tuple[int, int, int], tuple[int, int, int]]  # a launch's grid and block, in three dimensions
+Grid = tuple[tuple[int, int, int], tuple[int, int, int]]
+_UNSEEN = object()  # a launch's sizes not seen before  # a launch's grid and block, in three dimensions
 
 
 class CUDAKernel(Kernel):
@@ -175,7 +176,11 @@ class CUDAKernel(Kernel):
     def grid(self, global_size: Size, local_size: Size | None, info: DeviceInfo) -> Grid | None:
         """The grid and block of a launch (None for an empty one), checked and remembered per
         pair of sizes like :meth:`geometry`."""
-        return remembered(self._grids, (global_size, local_size), lambda: self._grid(global_size, local_size, info))
+        key = (global_size, local_size)
+        found = self._grids.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            found = self._grids[key] = self._grid(global_size, local_size, info)
+        return found  # type: ignore[return-value]
 
     def _grid(self, global_size: Size, local_size: Size | None, info: DeviceInfo) -> Grid | None:
         gsize, lsize = self.geometry(global_size, local_size, info)
@@ -217,9 +222,11 @@ class CUDAProgram(Program):
 
 
 class CUDADevice(Device):
-    def __init__(self, info: DeviceInfo, index: int) -> None:
+    def __init__(self, info: DeviceInfo, index: int, *, alone: bool = False) -> None:
         super().__init__(info)
         self.index = index
+        # the host's only CUDA device is always the current one: no command need look or switch
+        self.alone = alone
         self._programs: dict[tuple[str, tuple[str, ...]], CUDAProgram] = {}
         self._streams: list[Any] = []  # made by stream(), synchronized by finish()
 
@@ -297,21 +304,39 @@ class CUDADevice(Device):
 
     # memory -------------------------------------------------------------------------------
     def _alloc(self, nbytes: int) -> Buffer:
-        with self.active():  # CuPy's pool hands out memory per stream: the active one's
-            return Buffer(self, nbytes, _cp().cuda.alloc(max(nbytes, 1)))
+        # CuPy's pool hands out memory per stream: the active one's
+        return Buffer(self, nbytes, self._current("", _cp().cuda.alloc, max(nbytes, 1)))
 
     def _memcpy(self, kind: EventKind, dst: int, src: int, nbytes: int, keep: Any, wait: bool) -> Event:
+        return self._current(kind, self._memcpy_here, kind, dst, src, nbytes, keep, wait)
+
+    def _memcpy_here(self, kind: EventKind, dst: int, src: int, nbytes: int, keep: Any, wait: bool) -> Event:
         runtime = _cp().cuda.runtime
-        with self.active(kind):
-            if wait and self._active is None and not self.timing:  # one call: it waits itself
-                runtime.memcpy(dst, src, nbytes, _MEMCPY_DEFAULT)
-                return CUDAEvent(kind, f"{kind} {nbytes} B", None, None, untimed=True)
-            start = self._begin()
-            runtime.memcpyAsync(dst, src, nbytes, _MEMCPY_DEFAULT, self._stream_pointer())
-            event = self._end(kind, f"{kind} {nbytes} B", start, keep)
-            if wait:
-                event.wait()
+        if wait and self._active is None and not self.timing:  # one call: it waits itself
+            runtime.memcpy(dst, src, nbytes, _MEMCPY_DEFAULT)
+            return CUDAEvent(kind, f"{kind} {nbytes} B", None, None, untimed=True)
+        start = self._begin()
+        runtime.memcpyAsync(dst, src, nbytes, _MEMCPY_DEFAULT, self._stream_pointer())
+        event = self._end(kind, f"{kind} {nbytes} B", start, keep)
+        if wait:
+            event.wait()
         return event
+
+    def _current(self, what: str, fn: Callable[..., R], *args: Any) -> R:
+        """``fn(*args)`` inside :meth:`active`: with this device current (and the active
+        stream CuPy's), CUDA errors translated. The host's only device with no stream active is
+        current already, so ``fn`` runs directly, with only its errors translated: this is on
+        the path of every launch, copy and allocation, where entering a context costs a
+        microsecond."""
+        if self._active is None and self.alone:
+            try:
+                return fn(*args)
+            except Exception as exc:
+                if _is_cuda_error(exc):
+                    raise self._translate(exc, what) from None
+                raise
+        with self.active(what):
+            return fn(*args)
 
     def upload(self, buffer: Buffer, host: Any, *, offset: int = 0, wait: bool = False) -> Event:
         source, pointer = _readable(host)
@@ -486,18 +511,23 @@ class CUDADevice(Device):
         params, keep = _parameters(self, kernel.name, args)
         if shape is None:
             return self._none("kernel", kernel.name)
+        event = self._current(kernel.name, self._launch_here, kernel, shape, params)
+        del keep  # the driver has copied the parameters
+        return event
+
+    def _launch_here(self, kernel: CUDAKernel, shape: Grid, params: int) -> Event:
         (gx, gy, gz), (bx, by, bz) = shape
-        with self.active(kernel.name):
-            start = self._begin()
-            _driver().launchKernel(kernel.pointer, gx, gy, gz, bx, by, bz, 0, self._stream_pointer(), params, 0)
-            del keep  # the driver has copied the parameters
-            return self._end("kernel", kernel.name, start, mark=False)
+        start = self._begin()
+        _driver().launchKernel(kernel.pointer, gx, gy, gz, bx, by, bz, 0, self._stream_pointer(), params, 0)
+        return self._end("kernel", kernel.name, start, mark=False)
 
     def finish(self) -> None:
-        with self.active():
-            _cp().cuda.Stream.null.synchronize()
-            for stream in self._streams:
-                stream.synchronize()
+        self._current("", self._finish_here)
+
+    def _finish_here(self) -> None:
+        _cp().cuda.Stream.null.synchronize()
+        for stream in self._streams:
+            stream.synchronize()
 
 
 def cuda_source(source: Source, defines: Defines | None = None) -> Source:
@@ -532,7 +562,8 @@ class CUDABackend(Backend):
         if not ok:
             return []
         runtime = _cp().cuda.runtime
-        return [CUDADevice(_describe(i, runtime), i) for i in range(runtime.getDeviceCount())]
+        count = runtime.getDeviceCount()
+        return [CUDADevice(_describe(i, runtime), i, alone=count == 1) for i in range(count)]
 
 
 # device arrays -----------------------------------------------------------------------------
@@ -615,7 +646,8 @@ def _readable(source: Any) -> tuple[Any, int]:
 
 def _writable(out: Any) -> int:
     if isinstance(out, np.ndarray):
-        if not (out.flags.c_contiguous and out.flags.writeable):
+        flags = out.flags
+        if not (flags.c_contiguous and flags.writeable):
             raise ValueError("download needs a writable C-contiguous output array")
         return out.ctypes.data
     if is_device_array(out):
@@ -650,52 +682,42 @@ def _parameters(device: CUDADevice, kernel: str, args: Sequence[Any]) -> tuple[i
     """The address of the launch's parameter array (one pointer per argument, to its bytes),
     and what must stay alive until the launch call returns. The bytes of all arguments are
     packed into a buffer kept per thread and sequence of argument types, with its array of
-    pointers made once: the driver copies both when the launch is enqueued."""
+    pointers made once (a record's, whose layout its type does not fix, is made per launch):
+    the driver copies both when the launch is enqueued."""
     if not args:
         return 0, None
-    kinds: list[np.dtype | None] = []
-    values: list[Any] = []
-    for index, arg in enumerate(args):
-        if isinstance(arg, Buffer):
-            if arg.device is not device:
-                raise LaunchError(
-                    f"kernel {kernel}, argument {index}: a buffer of {arg.device.id} "
-                    f"cannot be passed to a kernel on {device.id}"
-                )
-            kinds.append(None)
-            values.append(int(arg.handle.ptr))
-        elif isinstance(arg, np.generic):
-            kinds.append(arg.dtype)
-            values.append(arg)
-        elif isinstance(arg, Local):
-            raise LaunchError(
-                f"kernel {kernel}, argument {index}: CUDA kernels take no __local pointer arguments; "
-                "declare the local array inside the kernel with a size fixed at build time"
-            )
-        else:
-            raise TypeError(
-                f"kernel {kernel}, argument {index}: pass a Buffer or a NumPy scalar such as "
-                f"np.int32(...), not {type(arg).__name__} (the scalar's type fixes the C type)"
-            )
-    key = tuple(kinds)
+    types = tuple(map(type, args))
     packed: dict[tuple[Any, ...], Any] | None = getattr(_PACKED, "slots", None)
     if packed is None:
         packed = _PACKED.slots = {}
-    slot = packed.get(key)
+    slot = packed.get(types)
+    keep = None
     if slot is None:
-        layout = _LAYOUTS.get(key)
+        kinds = tuple(_kind(device, kernel, index, arg) for index, arg in enumerate(args))
+        layout = _LAYOUTS.get(kinds)
         if layout is None:
-            layout = _LAYOUTS[key] = _layout(key)
+            layout = _LAYOUTS[kinds] = _layout(kinds)
         packer, offsets, _ = layout
         blob = ctypes.create_string_buffer(max(packer.size, 1))
         base = ctypes.addressof(blob)
         pointers = (ctypes.c_uint64 * len(offsets))(*(base + o for o in offsets))
-        slot = packed[key] = (packer, layout[2], blob, pointers, ctypes.addressof(pointers))
+        slot = (packer, layout[2], blob, pointers, ctypes.addressof(pointers))
+        if any(issubclass(t, np.void) for t in types):  # a record's layout is its dtype's, not its type's
+            keep = slot
+        else:
+            packed[types] = slot
+    values: list[Any] = []
+    for arg in args:
+        if type(arg) is Buffer:
+            if arg.device is not device:
+                _kind(device, kernel, len(values), arg)  # raises
+            arg = arg.handle.ptr
+        values.append(arg)
     packer, raw, blob, pointers, address = slot
     for k in raw:  # records, vectors and complex numbers go as their bytes
         values[k] = values[k].tobytes()
     packer.pack_into(blob, 0, *values)
-    return address, None
+    return address, keep
 
 
 # struct codes of the scalar kinds (NumPy's kind and size); other scalars go as raw bytes
@@ -704,6 +726,29 @@ _CODES.update({("i", 4): "i", ("i", 8): "q", ("f", 2): "e", ("f", 4): "f", ("f",
 _LAYOUTS: dict[tuple[Any, ...], tuple[struct.Struct, tuple[int, ...], tuple[int, ...]]] = {}
 # per thread: each sequence of argument types' packing buffer and its array of pointers
 _PACKED = threading.local()
+
+
+def _kind(device: CUDADevice, kernel: str, index: int, arg: Any) -> np.dtype | None:
+    """How launch argument ``index`` is passed: None for a buffer (its address), else the
+    scalar's dtype; anything else is refused with the reason."""
+    if type(arg) is Buffer:
+        if arg.device is not device:
+            raise LaunchError(
+                f"kernel {kernel}, argument {index}: a buffer of {arg.device.id} "
+                f"cannot be passed to a kernel on {device.id}"
+            )
+        return None
+    if isinstance(arg, np.generic):
+        return arg.dtype
+    if isinstance(arg, Local):
+        raise LaunchError(
+            f"kernel {kernel}, argument {index}: CUDA kernels take no __local pointer arguments; "
+            "declare the local array inside the kernel with a size fixed at build time"
+        )
+    raise TypeError(
+        f"kernel {kernel}, argument {index}: pass a Buffer or a NumPy scalar such as "
+        f"np.int32(...), not {type(arg).__name__} (the scalar's type fixes the C type)"
+    )
 
 
 def _layout(kinds: tuple[Any, ...]) -> tuple[struct.Struct, tuple[int, ...], tuple[int, ...]]:
@@ -741,12 +786,16 @@ class _Active:
         self._stream: Any = None
 
     def __enter__(self) -> None:
+        device = self._device
+        if device._active is None and device.alone:  # the current device, and CuPy's stream
+            self._before = device.index
+            return
         runtime = _cp().cuda.runtime
         self._before = runtime.getDevice()
-        if self._before != self._device.index:
-            runtime.setDevice(self._device.index)
-        if self._device._active is not None:
-            self._stream = self._device._active.handle
+        if self._before != device.index:
+            runtime.setDevice(device.index)
+        if device._active is not None:
+            self._stream = device._active.handle
             self._stream.__enter__()
 
     def __exit__(self, kind: Any, exc: BaseException | None, trace: Any) -> None:
@@ -754,8 +803,13 @@ class _Active:
             self._stream.__exit__(kind, exc, trace)
         if self._before != self._device.index:
             _cp().cuda.runtime.setDevice(self._before)
-        if isinstance(exc, Exception) and isinstance(exc, (_cp().cuda.memory.OutOfMemoryError, *_errors())):
+        if isinstance(exc, Exception) and _is_cuda_error(exc):
             raise self._device._translate(exc, self._what) from None
+
+
+def _is_cuda_error(exc: Exception) -> bool:
+    """Whether ``exc`` is CuPy's report of a failed CUDA call (or of its pool out of memory)."""
+    return isinstance(exc, (_cp().cuda.memory.OutOfMemoryError, *_errors()))
 
 
 def _errors() -> tuple[type[Exception], ...]:
@@ -765,9 +819,16 @@ def _errors() -> tuple[type[Exception], ...]:
 
 
 def _driver() -> Any:
-    from cupy_backends.cuda.api import driver
+    """CuPy's CUDA driver module (looked up once: it is on every launch's path)."""
+    global _driver_module
+    if _driver_module is None:
+        from cupy_backends.cuda.api import driver
 
-    return driver
+        _driver_module = driver
+    return _driver_module
+
+
+_driver_module: Any = None
 
 
 def _build_log(exc: Any) -> str:

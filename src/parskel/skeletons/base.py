@@ -7,6 +7,8 @@ import functools
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
+
 from ..containers.base import Container
 from ..errors import DTypeError, ShapeError
 from .arguments import check_container
@@ -80,7 +82,7 @@ class Skeleton:
     ) -> Container:
         """A new output container, or ``out`` checked for shape, dtype, device and aliasing."""
         if out is None:
-            return type(like).empty(shape, dtype, device=like.device)
+            return type(like)._made(shape, np.dtype(dtype), like.device)
         check_container(out, f"{self.name}: out", like.device)
         if out.shape != shape or out.dtype != dtype:
             raise ShapeError(

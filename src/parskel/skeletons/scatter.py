@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..containers.base import Container
+from ..containers.base import Container, shape_of
 from ..containers.vector import Vector
 from ..errors import DTypeError, ShapeError, UserFunctionError
 from ..runtime import Device, Kernel, round_to_multiple
@@ -125,6 +125,8 @@ class Scatter(_Permute):
             size = len(out)
         elif size is None:
             size = len(values)
+        else:
+            (size,) = shape_of(size, f"{self.name}: size")
         return self._permute(values, positions, extra, out, size)
 
 
