@@ -308,15 +308,14 @@ class CUDADevice(Device):
         return Buffer(self, nbytes, self._current("", _cp().cuda.alloc, max(nbytes, 1)))
 
     def _memcpy(self, kind: EventKind, dst: int, src: int, nbytes: int, keep: Any, wait: bool) -> Event:
+        if wait and self._active is None and not self.timing:  # one call: it waits itself
+            self._current(kind, _cp().cuda.runtime.memcpy, dst, src, nbytes, _MEMCPY_DEFAULT)
+            return CUDAEvent(kind, f"{kind} {nbytes} B", None, None, untimed=True)
         return self._current(kind, self._memcpy_here, kind, dst, src, nbytes, keep, wait)
 
     def _memcpy_here(self, kind: EventKind, dst: int, src: int, nbytes: int, keep: Any, wait: bool) -> Event:
-        runtime = _cp().cuda.runtime
-        if wait and self._active is None and not self.timing:  # one call: it waits itself
-            runtime.memcpy(dst, src, nbytes, _MEMCPY_DEFAULT)
-            return CUDAEvent(kind, f"{kind} {nbytes} B", None, None, untimed=True)
         start = self._begin()
-        runtime.memcpyAsync(dst, src, nbytes, _MEMCPY_DEFAULT, self._stream_pointer())
+        _cp().cuda.runtime.memcpyAsync(dst, src, nbytes, _MEMCPY_DEFAULT, self._stream_pointer())
         event = self._end(kind, f"{kind} {nbytes} B", start, keep)
         if wait:
             event.wait()
