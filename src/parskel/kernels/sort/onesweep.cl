@@ -10,8 +10,9 @@
  * together. The input is read once and written once per pass.
  *
  * Ranking is stable: key positions are ordered (warp, round, lane); with warp operations
- * (common/subgroup.h) each warp ranks 32 keys a round with match-any and a per-warp counter per
- * digit; elsewhere one work-item per LANES-wide slice walks its keys in order and counts.
+ * (common/subgroup.h) each warp ranks 32 keys a round, finding the lanes that hold each digit
+ * with 8 ballots (one per bit) and keeping a per-warp counter per digit; elsewhere one work-item
+ * per LANES-wide slice walks its keys in order and counts.
  *
  * Forward progress: FALLBACK 0 polls a predecessor until it publishes; FALLBACK 1 (devices that
  * do not guarantee it, see runtime/traits.py) is the decoupled fallback: after SPINS
@@ -198,7 +199,7 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
 #pragma unroll
     for (uint i = 0; i < ITEMS; ++i) {
         uint d = DIGIT(key[i], shift);
-        uint peers = ps_match_any(d);
+        uint peers = ps_match_bits(d, 8);
         uint below = popcount(peers & ps_lanes_below());
         uint leader = 31 - clz(peers & (0u - peers));
         uint before = 0;
