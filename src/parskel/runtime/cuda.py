@@ -46,6 +46,7 @@ from .base import (
     shape2d,
 )
 from .geometry import Size
+from .memo import remembered
 from .sources import Defines, Source, define_lines, define_options, read_kernel_file
 from .timing import Event, EventKind
 
@@ -156,8 +157,7 @@ class CUDAMarker(Marker):
         self.event.synchronize()
 
 
-Grid = tuple[tuple[int, int, int], tuple[int, int, int]]
-_UNSEEN = object()  # a launch's sizes not seen before  # a launch's grid and block, in three dimensions
+Grid = tuple[tuple[int, int, int], tuple[int, int, int]]  # a launch's grid and block, in three dimensions
 
 
 class CUDAKernel(Kernel):
@@ -176,11 +176,7 @@ class CUDAKernel(Kernel):
     def grid(self, global_size: Size, local_size: Size | None, info: DeviceInfo) -> Grid | None:
         """The grid and block of a launch (None for an empty one), checked and remembered per
         pair of sizes like :meth:`geometry`."""
-        key = (global_size, local_size)
-        found = self._grids.get(key, _UNSEEN)
-        if found is _UNSEEN:
-            found = self._grids[key] = self._grid(global_size, local_size, info)
-        return found  # type: ignore[return-value]
+        return remembered(self._grids, (global_size, local_size), lambda: self._grid(global_size, local_size, info))
 
     def _grid(self, global_size: Size, local_size: Size | None, info: DeviceInfo) -> Grid | None:
         gsize, lsize = self.geometry(global_size, local_size, info)
