@@ -35,11 +35,11 @@ Result = Any  # an array, or a (keys, values) pair of arrays
 
 def _local_bytes(work_group: int, keys_per_item: int, values: bool, ranks: bool) -> int:
     """Local memory of a pass (one counter row per 32 lanes, the most there are): a tile of
-    keys, of ``values`` if the sort has them, and of ``ranks`` where the device ranks without
-    warp operations (16-bit)."""
+    keys (through which the values pass too), a byte per key for its digit if the sort has
+    ``values``, and a 16-bit rank per key where the device ranks without warp operations."""
     tile = work_group * keys_per_item
     scratch = work_group + work_group // 4 + 34
-    return 4 * ((work_group // 32) * RADIX + (1 + values) * tile + 3 * RADIX + scratch + 3) + 2 * tile * ranks
+    return 4 * ((work_group // 32) * RADIX + tile + 3 * RADIX + scratch + 3) + tile * values + 2 * tile * ranks
 
 
 def _fits(device: Device, work_group: int, keys_per_item: int, values: bool) -> bool:

@@ -143,7 +143,7 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     __local uint warp_counts[WARPS * RADIX];
     __local uint keys_s[TILE];
 #if WITH_VALUES
-    __local uint values_s[TILE];
+    __local uchar digit_s[TILE]; /* each position's digit, for the values' pass through keys_s */
 #endif
 #if !PS_WARP_OPS
     __local ushort rank_s[TILE];
@@ -315,14 +315,17 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* the keys (and values) in digit order in local memory, then out in runs */
+    /* the keys in digit order in local memory, then out in runs; then the values the same way,
+     * through the same local array (each position's digit kept in a byte), so that a tile of
+     * pairs needs little more local memory than a tile of keys */
 #pragma unroll
     for (uint i = 0; i < ITEMS; ++i) {
         uint dk = DIGIT(key[i], shift);
         uint at = start_s[dk] + warp_counts[warp * RADIX + dk] + rank[i];
         keys_s[at] = key[i];
 #if WITH_VALUES
-        values_s[at] = value[i];
+        digit_s[at] = (uchar)dk;
+        rank[i] = at;
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -331,8 +334,14 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
         uint k = keys_s[p];
         uint to = base_s[DIGIT(k, shift)] + p;
         keys_out[to] = last ? decode_key(k) : k;
-#if WITH_VALUES
-        values_out[to] = values_s[p];
-#endif
     }
+#if WITH_VALUES
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint i = 0; i < ITEMS; ++i)
+        keys_s[rank[i]] = value[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint p = lid; p < valid; p += WG)
+        values_out[base_s[digit_s[p]] + p] = keys_s[p];
+#endif
 }
