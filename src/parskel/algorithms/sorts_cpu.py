@@ -92,11 +92,17 @@ def _passes(
     keys of ``kind`` (:data:`~.keys.KEY_KINDS`) are encoded by the first and decoded by the last."""
     defines = {"KEY_KIND": kind, "WITH_VALUES": bool(values_at), "RADIX_BITS": bits}
     program = device.program("sort/radix_cpu.cl", defines)
+    groups, chunk = runs.runs(device, n, groups_per_cu, min_run)
+    passes = len(keys_at) - 1
+    if groups == 1:  # one run: every pass in one launch
+        ends = [(chain[-2] if passes > 1 else chain[-1], chain[-1]) for chain in (keys_at, values_at) if chain]
+        values_args = [values_at[0], *ends[1]] if values_at else []
+        one = program.kernel("radix_cpu_one")
+        device.launch(one, 1, 1, keys_at[0], *ends[0], np.uint32(n), np.uint32(passes), *values_args)
+        return
     histogram, scatter = program.kernel("radix_cpu_histogram"), program.kernel("radix_cpu_scatter")
     histogram.in_chains()
     scatter.in_chains()
-    groups, chunk = runs.runs(device, n, groups_per_cu, min_run)
-    passes = len(keys_at) - 1
     size = (np.uint32(n), np.uint32(chunk))
     scanned = groups << bits > SCAN_COUNTS
     counts = take(groups * (1 << bits) * 4)

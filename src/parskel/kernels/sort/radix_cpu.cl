@@ -120,3 +120,44 @@ __kernel void radix_cpu_scatter(__global const uint *keys, __global uint *keys_o
     else
         SCATTER(false, false);
 }
+
+/* The whole sort in one launch, where one work-group owns every key (a sort of a few thousand
+ * keys): pass p counts the digits, turns the counts into first slots and scatters, with no
+ * launch between passes. Pass p writes to result when passes - p is odd, else to spare, so the
+ * last pass lands in result; the first reads keys (and values), which are only read. */
+__kernel void radix_cpu_one(__global const uint *keys, __global uint *spare, __global uint *result, uint n,
+                            uint passes
+#if WITH_VALUES
+                            , __global const uint *values, __global uint *values_spare, __global uint *values_result
+#endif
+                            )
+{
+    uint next[BUCKETS];
+    __global const uint *src = keys;
+#if WITH_VALUES
+    __global const uint *values_src = values;
+#endif
+    for (uint p = 0; p < passes; ++p) {
+        uint shift = p * RADIX_BITS;
+        bool encode = p == 0, decode = p == passes - 1;
+        for (uint b = 0; b < BUCKETS; ++b)
+            next[b] = 0;
+        for (uint i = 0; i < n; ++i)
+            next[DIGIT(encode ? encode_key(src[i]) : src[i], shift)]++;
+        uint slot = 0;
+        for (uint b = 0; b < BUCKETS; ++b) {
+            uint count = next[b];
+            next[b] = slot;
+            slot += count;
+        }
+        __global uint *dst = (passes - p) % 2 ? result : spare;
+#if WITH_VALUES
+        __global uint *values_dst = (passes - p) % 2 ? values_result : values_spare;
+        scatter_run(src, dst, values_src, values_dst, next, 0, n, shift, encode, decode);
+        values_src = values_dst;
+#else
+        scatter_run(src, dst, next, 0, n, shift, encode, decode);
+#endif
+        src = dst;
+    }
+}
