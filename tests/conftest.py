@@ -18,7 +18,13 @@ import parskel as ps
 def _test_devices() -> list:
     wanted = os.environ.get("PARSKEL_TEST_DEVICES", "").strip()
     if not wanted:
-        params = [pytest.param(d, id=d.id) for d in ps.devices()]
+        again = _same_cpu_again(ps.devices())
+        params = [
+            pytest.param(d, id=d.id, marks=pytest.mark.skip(reason=again[d.id]))
+            if d.id in again
+            else pytest.param(d, id=d.id)
+            for d in ps.devices()
+        ]
         for name, why in ps.runtime.unavailable():
             params.append(pytest.param(None, id=name, marks=pytest.mark.skip(reason=f"{name} unavailable: {why}")))
         for name, why in ps.runtime.unusable():
@@ -35,6 +41,26 @@ def _test_devices() -> list:
         if dev not in chosen:
             chosen.append(dev)
     return [pytest.param(d, id=d.id) for d in chosen]
+
+
+def _same_cpu_again(devices: list) -> dict[str, str]:
+    """PoCL's CPU device is this host's CPU, whichever build of PoCL provides it. Where two are
+    installed (a distribution's and the one that comes with PyOpenCL), the tests run on the
+    first, the one parskel chooses by default, and skip the others, with the reason: the same
+    kernels on the same cores would double the run. ``PARSKEL_TEST_DEVICES`` still tests any."""
+    first = None
+    again = {}
+    for d in devices:
+        if d.type != "cpu" or "Portable Computing Language" not in d.info.platform:
+            continue
+        if first is None:
+            first = d
+        else:
+            again[d.id] = (
+                f"{d.id} is this host's CPU again, through another PoCL build ({d.info.platform_version}); "
+                f"the tests run on {first.id}, parskel's default, and PARSKEL_TEST_DEVICES={d.id} tests it"
+            )
+    return again
 
 
 DEVICES = _test_devices()
