@@ -14,7 +14,7 @@ import re
 import time
 import warnings
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -795,13 +795,23 @@ def _build_log(message: str) -> str:
     return "\n".join(lines).strip()
 
 
-@contextlib.contextmanager
-def _translated(device: OpenCLDevice, what: str = "") -> Iterator[None]:
-    """Turn PyOpenCL errors into parskel errors that name the device."""
-    try:
-        yield
-    except cl.Error as exc:
-        raise _translate(device, exc, what) from None
+class _translated:
+    """``with _translated(device, what):`` turns PyOpenCL errors into parskel errors that name
+    the device (a class, not a generator: it is on the path of every buffer, copy and launch,
+    where a generator's context costs a microsecond more on a small machine)."""
+
+    __slots__ = ("_device", "_what")
+
+    def __init__(self, device: OpenCLDevice, what: str = "") -> None:
+        self._device = device
+        self._what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, trace: Any) -> None:
+        if isinstance(exc, cl.Error):
+            raise _translate(self._device, exc, self._what) from None
 
 
 def _translate(device: OpenCLDevice, exc: Any, what: str = "") -> ParskelError:
