@@ -125,10 +125,11 @@ class Container:
         self._buffer = buffer
         self._device_valid = True
 
-    def _checked_shape(self, shape: Any) -> tuple[int, ...]:
-        dims = shape_of(shape, f"{type(self).__name__} shape")
-        if len(dims) != self.ndim:
-            raise ShapeError(f"{type(self).__name__} needs a {self.ndim}D shape, got {shape!r}")
+    @classmethod
+    def _checked_shape(cls, shape: Any) -> tuple[int, ...]:
+        dims = shape_of(shape, f"{cls.__name__} shape")
+        if len(dims) != cls.ndim:
+            raise ShapeError(f"{cls.__name__} needs a {cls.ndim}D shape, got {shape!r}")
         return dims
 
     def _setup(self, shape: tuple[int, ...], dtype: np.dtype, dev: Device) -> None:
@@ -146,8 +147,7 @@ class Container:
     @classmethod
     def empty(cls, shape: int | tuple[int, ...], dtype: DTypeLike, *, device: Device | str | None = None) -> Container:
         """A container whose contents live (uninitialised) on the device only."""
-        self = cls.__new__(cls)
-        return cls._made(self._checked_shape(shape), np.dtype(dtype), select_device(device))
+        return cls._made(cls._checked_shape(shape), np.dtype(dtype), select_device(device))
 
     @classmethod
     def _made(cls, shape: tuple[int, ...], dtype: np.dtype, device: Device) -> Container:
