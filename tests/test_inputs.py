@@ -67,6 +67,14 @@ def test_vector_sizes_are_whole_numbers(device, size):
         ps.Vector(size=size, dtype=np.float32, device=device)
 
 
+@pytest.mark.parametrize("size", [2.5, "3", -1])
+def test_scatter_sizes_are_whole_numbers(device, size):
+    v = ps.Vector(np.arange(4, dtype=np.int32), device=device)
+    p = ps.Vector(np.arange(4, dtype=np.uint32), device=device)
+    with pytest.raises(ShapeError, match="Scatter: size"):
+        ps.Scatter()(v, p, size=size)
+
+
 def test_scatter_needs_one_position_per_value(device):
     v = ps.Vector(np.arange(4, dtype=np.int32), device=device)
     p = ps.Vector(np.arange(6, dtype=np.uint32), device=device)

@@ -268,3 +268,25 @@ def test_bitonic_fits_a_tuned_work_group_to_the_kernel(device, rng, monkeypatch)
     monkeypatch.setattr(type(fused), "max_work_group_size", property(lambda self: 64))
     got = ps.sort(keys, variant="bitonic_fused", work_group=256, device=device)
     np.testing.assert_array_equal(got, np.sort(keys))
+
+
+@pytest.mark.parametrize("variant", CPU)
+@pytest.mark.parametrize("with_values", [False, True])
+def test_a_cpu_radix_sort_of_one_run_is_one_launch(device, rng, variant, with_values):
+    """Where one work-group owns every key, a CPU radix sort makes all its passes in one launch
+    (two launches a pass otherwise), stable, with its values."""
+    for n, one_run in ((1000, True), (9000, False)):  # runs of at least 4,096 keys
+        keys = random_keys(rng, np.int32, n)
+        keys[: n // 3] = keys[0]
+        values = np.arange(n, dtype=np.uint32)
+        with device.record() as rec:
+            sorted_by = {"variant": variant, "device": device, "min_run": 4096}
+            got = ps.sort(keys, values, **sorted_by) if with_values else ps.sort(keys, **sorted_by)
+        order = np.argsort(keys, kind="stable")
+        if with_values:
+            np.testing.assert_array_equal(got[0], keys[order])
+            np.testing.assert_array_equal(got[1], values[order])
+        else:
+            np.testing.assert_array_equal(got, keys[order])
+        kernels = [e.label for e in rec.events if e.kind == "kernel"]
+        assert (kernels == ["radix_cpu_one"]) == one_run, kernels
