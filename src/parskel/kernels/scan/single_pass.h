@@ -20,7 +20,14 @@
  * arguments), WG, ITEMS, VEC (1; or 2 or 4 with SP_VT, the VEC-wide vector of SP_T, for loads of
  * whole vectors), FALLBACK and SPINS. The tile status lives in two buffers: state[0] is the tile
  * counter and state[1 + j] tile j's flag (zeroed before the launch); values[j] holds tile j's
- * aggregate and values[tiles + j] its inclusive prefix. */
+ * aggregate and values[tiles + j] its inclusive prefix.
+ *
+ * PACKED (the host sets it for 4-byte SP_T) on devices with warps and forward progress: a
+ * tile's status and value share one 64-bit word (the status in its high half), written and read
+ * whole, as CUB's tile state does for small types. The reader then needs neither a second load
+ * nor a fence between status and value, and the first warp alone looks back, 32 tiles a round,
+ * combining them with shuffles. values (2 * tiles 4-byte words, zeroed before the launch) then
+ * holds tiles 64-bit words; state[0] is still the tile counter. */
 #ifndef PARSKEL_SCAN_SINGLE_PASS_H
 #define PARSKEL_SCAN_SINGLE_PASS_H
 
@@ -49,8 +56,17 @@
 #ifndef STAGE
 #define STAGE 0
 #endif
+#ifndef PACKED
+#define PACKED 0
+#endif
 #if ITEMS % VEC != 0
 #error "ITEMS must be a multiple of VEC"
+#endif
+
+#if PACKED && PS_WARP_OPS && !FALLBACK && WG >= 32
+#define SP_PACKED 1
+#else
+#define SP_PACKED 0
 #endif
 
 #define SP_TILE (WG * ITEMS)
@@ -260,6 +276,65 @@ PS_INLINE SP_T sp_look_back(uint tile, __global const SP_T *in, uint n, volatile
     }
 }
 
+#if SP_PACKED
+/* A tile's status and 4-byte value as one word, and back. */
+PS_INLINE ulong sp_word(uint status, SP_T v)
+{
+    union { SP_T value; uint bits; } c;
+    c.value = v;
+    return ((ulong)status << 32) | c.bits;
+}
+
+PS_INLINE SP_T sp_value(ulong w)
+{
+    union { SP_T value; uint bits; } c;
+    c.bits = (uint)w;
+    return c.value;
+}
+
+/* The index of the lowest set bit of m, 32 when there is none. */
+PS_INLINE uint sp_lowest(uint m) { return popcount((m & (0u - m)) - 1u); }
+
+/* The combination of every tile before `tile`, in every lane of the calling warp (the first).
+ * Lane l reads tile j - l; the lanes up to the nearest prefix, or before the nearest tile that
+ * has not published, are combined farthest first by a tree of shuffles. */
+PS_INLINE SP_T sp_look_back_packed(uint tile, volatile __global const ulong *words, SP_T identity SP_EXTRA_PARAMS)
+{
+    uint lane = ps_lane();
+    int j = (int)tile - 1; /* the nearest tile not yet combined */
+    SP_T acc = identity;   /* combination of tiles j+1 .. tile-1 */
+    for (;;) {
+        int idx = j - (int)lane;
+        uint status = SP_PREFIX;
+        SP_T v = identity;
+        if (idx >= 0) {
+            ulong w = words[idx];
+            status = (uint)(w >> 32);
+            v = sp_value(w);
+        }
+        uint silent = sp_lowest(ps_ballot(status == SP_EMPTY));
+        uint prefix = sp_lowest(ps_ballot(status == SP_PREFIX));
+        if (silent == 0)
+            continue; /* the nearest tile has not published: poll again */
+        uint count = prefix < silent ? prefix + 1 : silent;
+        if (lane >= count)
+            v = identity;
+        for (uint d = 1; d < 32; d <<= 1) {
+            SP_T far;
+            PS_SHFL_DOWN_ANY(SP_T, far, v, d);
+            if (lane + d < 32)
+                v = SP_OP(far, v);
+        }
+        SP_T found;
+        PS_SHFL_ANY(SP_T, found, v, 0);
+        acc = SP_OP(found, acc);
+        if (prefix < silent)
+            return acc;
+        j -= (int)count;
+    }
+}
+#endif
+
 /* Scan this group's tile of `in` into `out`; INCLUSIVE selects the kind. Every work-item calls. */
 PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __global uint *state,
                             __global SP_T *values, uint n, uint tiles, SP_T identity,
@@ -285,6 +360,25 @@ PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __globa
         mine = SP_OP(mine, x[k]);
     SP_T total;
     SP_T run = ps_group_exclusive_scan(mine, identity, scratch, &total SP_EXTRA_ARGS);
+#if SP_PACKED
+    volatile __global ulong *words = (volatile __global ulong *)values;
+    if (tile == 0) {
+        if (lid == 0)
+            words[0] = sp_word(SP_PREFIX, total);
+    } else {
+        if (lid < 32) {
+            if (lid == 0)
+                words[tile] = sp_word(SP_AGGREGATE, total);
+            SP_T prefix = sp_look_back_packed(tile, words, identity SP_EXTRA_ARGS);
+            if (lid == 0) {
+                words[tile] = sp_word(SP_PREFIX, SP_OP(prefix, total));
+                wv[0] = prefix;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        run = SP_OP(wv[0], run);
+    }
+#else
     if (tile == 0) {
         if (lid == 0) {
             values[tiles] = total;
@@ -305,6 +399,7 @@ PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __globa
         }
         run = SP_OP(prefix, run);
     }
+#endif
 #pragma unroll
     for (uint k = 0; k < ITEMS; ++k) {
         SP_T v = x[k];
