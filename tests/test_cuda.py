@@ -18,7 +18,7 @@ import pytest
 import parskel as ps
 from parskel.errors import DTypeError, LaunchError, ShapeError
 from parskel.runtime.arrays import is_device_array
-from parskel.runtime.cuda import _OPTIONS, cuda_source
+from parskel.runtime.cuda import _OPTIONS, _address, cuda_source
 from parskel.runtime.sources import Source
 
 CUDA = [d for d in ps.devices() if d.backend == "cuda"]
@@ -516,3 +516,44 @@ def test_kernel_parameters_are_each_argument_s_bytes():
     other = Buffer(types.SimpleNamespace(id="fake:1"), 16, types.SimpleNamespace(ptr=1))  # type: ignore[arg-type]
     with pytest.raises(LaunchError, match="fake:1"):
         cuda._parameters(fake, "k", [other])  # type: ignore[arg-type]
+
+
+def test_host_addresses_match_numpys():
+    """The fast address of a host array (copies' source and destination) is NumPy's own, for
+    whole arrays, views that start inside another, read-only and empty ones."""
+    base = np.arange(64, dtype=np.float32)
+    read_only = base.copy()
+    read_only.flags.writeable = False
+    for array in (base, base[5:], base.view(np.uint8)[3:40], read_only, base[:0], np.zeros((4, 4), np.int16)):
+        assert _address(array) == array.ctypes.data
+
+
+def test_small_downloads_through_the_staging_buffer(cuda, rng):
+    """Downloads that wait, up to STAGED_DOWNLOAD_BYTES, go through a page-locked buffer: every
+    size around that limit, from an offset, and from two threads at once, arrive whole."""
+    import threading
+
+    from parskel.runtime.cuda import STAGED_DOWNLOAD_BYTES
+
+    words = STAGED_DOWNLOAD_BYTES // 4
+    data = rng.integers(0, 2**32, words + 64, dtype=np.uint64).astype(np.uint32)
+    buffer = cuda.to_device(data)
+    for count, start in [(1, 0), (3, 5), (words - 1, 1), (words, 0), (words + 1, 0), (words, 64)]:
+        out = np.empty(count, np.uint32)
+        cuda.download(buffer, out, offset=start * 4)
+        np.testing.assert_array_equal(out, data[start : start + count])
+    failures = []
+
+    def read(start: int) -> None:
+        for _ in range(50):
+            out = np.empty(1000, np.uint32)
+            cuda.download(buffer, out, offset=start * 4)
+            if not np.array_equal(out, data[start : start + 1000]):
+                failures.append(start)
+
+    threads = [threading.Thread(target=read, args=(s,)) for s in (0, 7)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures

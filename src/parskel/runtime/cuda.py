@@ -57,6 +57,10 @@ _BARE_QUALIFIER = re.compile(r"(?<![\w#])(global|local|constant|private|kernel)\
 # an OpenCL vector literal, (float4)(a, b, c, d): a cast of a comma expression in C++
 _VECTOR_LITERAL = re.compile(r"\(\s*((?:u?(?:char|short|int|long)|float|double)(?:2|3|4|8|16))\s*\)\s*\(")
 _MEMCPY_DEFAULT = 4  # cudaMemcpyDefault: the direction follows from the pointers (UVA)
+#: downloads up to this size that wait go through a page-locked buffer of the thread's, then
+#: memmove: 8.5 us for 4 KB on an H100 where a pageable cudaMemcpy took 10.9 us
+STAGED_DOWNLOAD_BYTES = 64 << 10
+_STAGING = threading.local()  # per thread: {device index: (pinned memory, its address)}
 _LAUNCH_ERRORS = ("INVALID_VALUE", "LAUNCH_OUT_OF_RESOURCES", "INVALID_CONFIGURATION")
 _MEMORY_ERRORS = ("MEMORY_ALLOCATION", "OUT_OF_MEMORY", "OutOfMemory")
 # cudaDeviceAttr codes: CUDA 13 dropped the clocks from cudaDeviceProp, the attributes remain
@@ -346,8 +350,26 @@ class CUDADevice(Device):
         _check_buffer(self, buffer, offset, out.nbytes)
         if out.nbytes == 0:
             return self._none("download", "download")
-        kind: EventKind = "download" if isinstance(out, np.ndarray) else "copy"  # into a device array
-        return self._memcpy(kind, pointer, _pointer(buffer) + offset, out.nbytes, out, wait)
+        if isinstance(out, np.ndarray):
+            if wait and out.nbytes <= STAGED_DOWNLOAD_BYTES and self._active is None and not self.timing:
+                return self._current("download", self._download_staged, pointer, _pointer(buffer) + offset, out.nbytes)
+            return self._memcpy("download", pointer, _pointer(buffer) + offset, out.nbytes, out, wait)
+        return self._memcpy("copy", pointer, _pointer(buffer) + offset, out.nbytes, out, wait)  # into a device array
+
+    def _download_staged(self, dst: int, src: int, nbytes: int) -> Event:
+        """A small download that waits: into the thread's page-locked buffer, then to ``dst``."""
+        buffers: dict[int, tuple[Any, int]] | None = getattr(_STAGING, "buffers", None)
+        if buffers is None:
+            buffers = _STAGING.buffers = {}
+        found = buffers.get(self.index)
+        if found is None:
+            memory = _cp().cuda.alloc_pinned_memory(STAGED_DOWNLOAD_BYTES)
+            found = buffers[self.index] = (memory, int(memory.ptr))
+        runtime, stream = _cp().cuda.runtime, self._stream_pointer()
+        runtime.memcpyAsync(found[1], src, nbytes, _MEMCPY_DEFAULT, stream)
+        runtime.streamSynchronize(stream)
+        ctypes.memmove(dst, found[1], nbytes)
+        return CUDAEvent("download", f"download {nbytes} B", None, None, untimed=True)
 
     def copy(
         self, dst: Buffer, src: Buffer, nbytes: int | None = None, *, src_offset: int = 0, dst_offset: int = 0
@@ -628,11 +650,20 @@ def _pointer(buffer: Buffer) -> int:
     return int(buffer.handle.ptr)
 
 
+def _address(array: np.ndarray) -> int:
+    """The address of a C-contiguous host array's first byte: through ctypes' view of a
+    writable array's buffer, a third of the time ``array.ctypes.data`` takes (on the path of
+    every small download)."""
+    if array.flags.writeable and array.nbytes:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))  # type: ignore[arg-type]
+    return int(array.ctypes.data)
+
+
 def _readable(source: Any) -> tuple[Any, int]:
     """A C-contiguous host or device array and the address of its first byte."""
     if isinstance(source, np.ndarray):
         source = np.ascontiguousarray(source)
-        return source, source.ctypes.data
+        return source, _address(source)
     if is_device_array(source):
         array = _cp().ascontiguousarray(as_cupy(source))
         return array, int(array.data.ptr)
@@ -644,7 +675,7 @@ def _writable(out: Any) -> int:
         flags = out.flags
         if not (flags.c_contiguous and flags.writeable):
             raise ValueError("download needs a writable C-contiguous output array")
-        return out.ctypes.data
+        return _address(out)
     if is_device_array(out):
         array = as_cupy(out)
         if not array.flags.c_contiguous:

@@ -158,27 +158,31 @@ class Elementwise(Skeleton):
     ) -> Container | None:
         dev = shape_like.device
         ndim = shape_like.ndim
-        key = (dev, tuple(c.dtype for c in inputs), ndim)
-        plan = self._plan(
-            key, lambda: self._build(dev, tuple(c.c_type for c in inputs), tuple(c.dtype for c in inputs), ndim)
-        )
+        dtypes = tuple([c.dtype for c in inputs])
+        key = (dev, dtypes, ndim)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(key, lambda: self._build(dev, tuple(c.c_type for c in inputs), dtypes, ndim))
         n = shape_like.size
         check_size(n, self.name)
-        args, written = bind_extras(self.fn, extras, dev)
-        if any(c is w for c in inputs for w in written):
+        args, written = bind_extras(self.fn, extras, dev) if extras or self.fn.extras else ([], [])
+        if written and any(c is w for c in inputs for w in written):
             raise ShapeError(f"{self.name}: a container passed for writing must not also be an input")
         result = None
         head = [c.to_device() for c in inputs]
         if not self._void:
             result = self._output(out, shape_like, shape_like.shape, plan.out_dtype, inputs, may_alias=True)
-            if any(result is w for w in written):
+            if written and any(result is w for w in written):
                 raise ShapeError(f"{self.name}: out must not also be an extra argument")
             head.append(result.writable_buffer() if out is not None else result.output_buffer())
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
         shape = shape_like.shape
-        count, extents, first, items, vec_items = remembered(plan.sizes, shape, lambda: _sizes(plan, dev, shape, n))
-        if vec_items and plan.vec is not None and all(aligned(b, 16) for b in head):
+        sizes = plan.sizes.get(shape)
+        if sizes is None:
+            sizes = remembered(plan.sizes, shape, lambda: _sizes(plan, dev, shape, n))
+        count, extents, first, items, vec_items = sizes
+        if vec_items and plan.vec is not None and all([aligned(b, 16) for b in head]):
             dev.launch(plan.vec, vec_items, plan.group, *head, count, *extents, *args)
         else:
             if first and plan.flat is not None:
@@ -187,7 +191,8 @@ class Elementwise(Skeleton):
                 dev.launch(plan.kernel, items, plan.group, *head, count, *extents, np.uint32(first), *args)
         if result is not None:
             result.mark_device_written()
-        mark_written(written)
+        if written:
+            mark_written(written)
         return result
 
 
