@@ -432,3 +432,33 @@ def test_inline_queue_can_be_turned_off(env, paired):
     assert has_inline == "False"
     assert pocl_devices == env.get("POCL_DEVICES", "None")
     assert int(count) == len(ps.devices())
+
+
+def test_host_addresses_match_numpys():
+    """The fast address of a host array (copies, host buffers) is NumPy's own, for whole arrays,
+    views that start inside another, read-only and empty ones."""
+    from parskel.runtime.arrays import host_address
+
+    base = np.arange(64, dtype=np.float32)
+    read_only = base.copy()
+    read_only.flags.writeable = False
+    for array in (base, base[5:], base.view(np.uint8)[3:40], read_only, base[:0], np.zeros((4, 4), np.int16)):
+        assert host_address(array) == array.ctypes.data
+
+
+def test_kernels_keep_unchanged_integer_arguments_but_set_floats_again(device):
+    """An integer argument equal to the last one set on the kernel is not set again (OpenCL
+    keeps it); a changed one, and every float (-0.0 equals 0.0, but its bits differ), is."""
+    x = np.zeros(4, dtype=np.float32)
+    out = np.empty(4, dtype=np.float32)
+    kernel = device.program("basics/vector_add.cl", {"T": "float"}).kernel("vector_add")
+    a, c = device.to_device(x), device.alloc(x.nbytes)
+    for n in (4, 4, 2, 4):
+        device.fill(c, np.float32(7))
+        device.launch(kernel, 4, None, a, a, c, np.uint32(n))
+        device.download(c, out)
+        np.testing.assert_array_equal(out, [0] * n + [7] * (4 - n))
+    signs = ps.Map("float f(float x, float s) { return copysign(1.0f, s); }")
+    v = ps.Vector(x, device=device)
+    for s, want in ((0.0, 1), (-0.0, -1), (-0.0, -1), (0.0, 1)):
+        np.testing.assert_array_equal(signs(v, np.float32(s)).numpy(), [want] * 4)

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
-from .arrays import based_on, host_memory_bytes, is_device_array
+from .arrays import based_on, host_address, host_memory_bytes, is_device_array
 from .base import (
     Backend,
     Buffer,
@@ -650,20 +650,11 @@ def _pointer(buffer: Buffer) -> int:
     return int(buffer.handle.ptr)
 
 
-def _address(array: np.ndarray) -> int:
-    """The address of a C-contiguous host array's first byte: through ctypes' view of a
-    writable array's buffer, a third of the time ``array.ctypes.data`` takes (on the path of
-    every small download)."""
-    if array.flags.writeable and array.nbytes:
-        return ctypes.addressof(ctypes.c_char.from_buffer(array))  # type: ignore[arg-type]
-    return int(array.ctypes.data)
-
-
 def _readable(source: Any) -> tuple[Any, int]:
     """A C-contiguous host or device array and the address of its first byte."""
     if isinstance(source, np.ndarray):
         source = np.ascontiguousarray(source)
-        return source, _address(source)
+        return source, host_address(source)
     if is_device_array(source):
         array = _cp().ascontiguousarray(as_cupy(source))
         return array, int(array.data.ptr)
@@ -675,7 +666,7 @@ def _writable(out: Any) -> int:
         flags = out.flags
         if not (flags.c_contiguous and flags.writeable):
             raise ValueError("download needs a writable C-contiguous output array")
-        return _address(out)
+        return host_address(out)
     if is_device_array(out):
         array = as_cupy(out)
         if not array.flags.c_contiguous:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import BackendUnavailableError, DeviceMemoryError, LaunchError, ParskelError
-from .arrays import based_on
+from .arrays import based_on, host_address
 from .base import (
     Backend,
     Buffer,
@@ -100,6 +100,9 @@ class OpenCLKernel(Kernel):
         self._inline_groups: set[tuple[int, ...] | None] = set()  # work-group sizes launched there
         self._inline_rate = 0.0  # the most bytes per second an inline launch of it has run at
         self._inline_slow = False  # whether its last inline launch took over inline_seconds
+        # the numeric scalars last set on each handle (the main one, the inline one), by index:
+        # an OpenCL kernel keeps its arguments between launches, so an unchanged one is not set
+        self.scalars: tuple[dict[int, np.generic], dict[int, np.generic]] = ({}, {})
 
     def in_chains(self) -> None:
         self.inline_bytes = min(self.inline_bytes, _CHAIN_BYTES)
@@ -297,7 +300,7 @@ class OpenCLDevice(Device):
         array = _contiguous(array)
         # kernels assume vector elements aligned to their size (a float16 to 64 bytes), which
         # NumPy's memory need not be: such an array gets memory of its own
-        misaligned = array.ctypes.data % alignment(array.dtype) != 0
+        misaligned = host_address(array) % alignment(array.dtype) != 0
         if array.nbytes == 0 or not self.shares_host_memory or misaligned:
             return super().host_buffer(array, upload=upload)
         # the array's own memory; a read-only array (a borrowed input) can only be read
@@ -476,6 +479,7 @@ class OpenCLDevice(Device):
                 f"{self.id} has {self.info.local_mem_bytes}"
             )
         arrays = []  # the host arrays of host-memory buffers, held while the command may use them
+        scalars = kernel.scalars[inline]
         try:
             for i, arg in enumerate(args):
                 if isinstance(arg, Buffer):
@@ -483,9 +487,16 @@ class OpenCLDevice(Device):
                     if arg.host is not None:
                         arrays.append(arg.host)
                 elif isinstance(arg, np.generic):
-                    _set_scalar(handle, i, arg)
+                    last = scalars.get(i)
+                    if last is None or type(last) is not type(arg) or last != arg:
+                        _set_scalar(handle, i, arg)
+                        if type(arg) in _NUMBERS:
+                            scalars[i] = arg
+                        else:
+                            scalars.pop(i, None)
                 elif isinstance(arg, Local):
                     handle.set_arg(i, cl.LocalMemory(max(arg.nbytes, 1)))
+                    scalars.pop(i, None)
                 else:
                     raise TypeError(
                         f"kernel {kernel.name}, argument {i}: pass a Buffer, Local or a NumPy scalar "
@@ -768,6 +779,11 @@ def _small(gsize: tuple[int, ...], args: Sequence[Any], most: int) -> int:
 def _host_arrays(buffers: Sequence[Buffer]) -> list[np.ndarray]:
     """The host arrays of those of ``buffers`` that are host memory."""
     return [b.host for b in buffers if b.host is not None]
+
+
+# the scalar types whose last value a kernel remembers: integers, which == compares exactly
+# (floats are always set: -0.0 == 0.0, and NaN != NaN)
+_NUMBERS = frozenset({np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64})
 
 
 def _set_scalar(handle: Any, index: int, value: np.generic) -> None:
