@@ -392,6 +392,28 @@ def test_a_scan_of_large_records_takes_groups_its_local_memory_holds(device, mon
         assert total[f"b{k}"] == x[f"b{k}"].sum(dtype=np.uint32)
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.int64])
+def test_the_single_pass_scan_skeleton_leaves_its_total_after_the_tiles(device, monkeypatch, dtype):
+    """The GPU form of Scan (single pass, decoupled look-back; on CUDA with 4-byte elements the
+    look-back's one-word tile states) returns every prefix and the total, which its last tile
+    writes after the tiles' state, at sizes around one and many tiles. (A CPU device is described
+    as a GPU here, so that the scan takes that form.)"""
+    import dataclasses
+
+    if device.type == "cpu":
+        monkeypatch.setattr(device, "info", dataclasses.replace(device.info, type="gpu"))
+    c = {np.int32: "int", np.float32: "float", np.int64: "long"}[dtype]
+    rng = np.random.default_rng(3)
+    for inclusive in (False, True):
+        add = ps.Scan(f"{c} add({c} a, {c} b) {{ return a + b; }}", identity=0, inclusive=inclusive)
+        for n in (1, 255, 4096, 4097, 100_003):
+            x = rng.integers(-50, 50, n).astype(dtype)
+            result, total = add(ps.Vector(x, device=device))
+            want = np.cumsum(x, dtype=dtype)
+            np.testing.assert_array_equal(result.numpy(), want if inclusive else np.concatenate([[0], want[:-1]]))
+            assert total == want[-1]
+
+
 @pytest.mark.parametrize("commutative", [None, False])
 @pytest.mark.parametrize("n", [1, 31, 32, 33, 1000, 65537, (1 << 20) + 5])
 def test_reduce_of_an_operator_that_commutes(device, n, commutative):

@@ -27,7 +27,10 @@
  * whole, as CUB's tile state does for small types. The reader then needs neither a second load
  * nor a fence between status and value, and the first warp alone looks back, 32 tiles a round,
  * combining them with shuffles. values (2 * tiles 4-byte words, zeroed before the launch) then
- * holds tiles 64-bit words; state[0] is still the tile counter. */
+ * holds tiles 64-bit words; state[0] is still the tile counter.
+ *
+ * SP_TOTAL 1 (the includer's choice): the last tile also writes the whole scan's total to
+ * values[2 * tiles], in either layout, so values then holds 2 * tiles + 1 elements. */
 #ifndef PARSKEL_SCAN_SINGLE_PASS_H
 #define PARSKEL_SCAN_SINGLE_PASS_H
 
@@ -58,6 +61,9 @@
 #endif
 #ifndef PACKED
 #define PACKED 0
+#endif
+#ifndef SP_TOTAL
+#define SP_TOTAL 0
 #endif
 #if ITEMS % VEC != 0
 #error "ITEMS must be a multiple of VEC"
@@ -399,6 +405,10 @@ PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __globa
         }
         run = SP_OP(prefix, run);
     }
+#endif
+#if SP_TOTAL
+    if (lid == 0 && tile == tiles - 1) /* work-item 0's run is the tile's exclusive prefix */
+        values[2 * tiles] = SP_OP(run, total);
 #endif
 #pragma unroll
     for (uint k = 0; k < ITEMS; ++k) {

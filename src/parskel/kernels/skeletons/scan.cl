@@ -2,7 +2,7 @@
  * pass with decoupled look-back: scan/single_pass.h with the user's operator and type.
  * Glue: PS_T, PS_OP(a, b), PS_EXTRA_PARAMS and PS_EXTRA_ARGS (the operator's extra arguments),
  * PS_WG (the work-group size), ITEMS, VEC (and PS_VT, the VEC-wide vector of PS_T), INCLUSIVE,
- * FALLBACK and SPINS. */
+ * FALLBACK, SPINS and PACKED. The last tile leaves the total at ps_values[2 * ps_tiles]. */
 #include "common/parskel.h"
 #include "identity.h"
 
@@ -12,6 +12,7 @@
 #define SP_OP(a, b) PS_OP(a, b)
 #define SP_EXTRA_PARAMS PS_EXTRA_PARAMS
 #define SP_EXTRA_ARGS PS_EXTRA_ARGS
+#define SP_TOTAL 1
 #include "scan/single_pass.h"
 
 __kernel __attribute__((reqd_work_group_size(PS_WG, 1, 1)))
