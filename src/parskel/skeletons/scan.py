@@ -23,6 +23,10 @@ from .userfn import UserSource
 TEMPLATE = "skeletons/scan.cl"
 CPU_TEMPLATE = "skeletons/scan_cpu.cl"
 RUNS_PER_UNIT = 4  # CPU runs per compute unit, so that uneven cores still share the work
+# GPU tiles: 128 bytes of elements per work-item (at most 32), staged through local memory for
+# scalars. On an H100, int32 at 2^28 took 1.05-1.28 ms with 32 per work-item staged, against
+# 1.3-1.8 ms with 16 read as vectors (parskel.scan's sweeps, docs/benchmarks.md).
+TILE_ITEM_BYTES = 128
 
 
 @dataclass(frozen=True)
@@ -70,9 +74,11 @@ class Scan(Skeleton):
             program = build(dev, self.name, CPU_TEMPLATE, [op], [self.dtype], glue)
             ident = identity_buffer(self.identity, self.dtype, dev, program, "Scan identity")
             return _Plan(None, (program.kernel("ps_run_totals"), program.kernel("ps_run_scan")), 1, 1, ident)
-        items, vec = load_shape(self.dtype, vec_ok)
+        _, vec = load_shape(self.dtype, vec_ok)
+        items = max(1, min(32, TILE_ITEM_BYTES // self.dtype.itemsize))
+        staged = self.dtype.names is None  # records stay in registers: their stage would be large
         glue = (
-            f"#define PS_T {op.return_type}\n#define PS_VT {op.return_type}{vec}\n"
+            f"#define PS_T {op.return_type}\n#define PS_VT {op.return_type}{vec}\n#define STAGE {int(staged)}\n"
             f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
             f"#define PS_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define PS_EXTRA_ARGS {extra_args(op, 'ps_x')}\n"
             f"#define ITEMS {items}\n#define VEC {vec}\n#define INCLUSIVE {int(self.inclusive)}\n"
