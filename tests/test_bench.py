@@ -410,3 +410,29 @@ def test_the_overhead_group_times_public_calls_against_numpy(device, monkeypatch
         assert r.status == "ok", (r.family, r.subject, r.message)
         assert r.metric == "calls/s" and r.e2e > 0
     assert {r.family for r in results if r.subject == "parskel"} == measured
+
+
+def test_warm_ups_reach_the_devices_steady_state(device, monkeypatch):
+    """A parskel subject is warmed up as many calls as its device needs to run as it will from
+    then on (PoCL's inline queue takes a kernel on a later call), alone or interleaved with
+    others; host code and peers keep the warm-up asked for."""
+    from parskel.bench.harness import measure_together
+
+    monkeypatch.setattr(type(device), "warm_calls", property(lambda self: 4))
+    keys = np.arange(8, dtype=np.uint32)[::-1].copy()
+    counts = {"variant": 0, "peer": 0}
+
+    def subject(kind: str, where: str) -> Subject:
+        def call(inputs):  # a steady time, so that no repetitions are added
+            counts[kind] += 1
+            return np.sort(inputs[0]), Timing(kernel=0.0, wall=1.0)
+
+        return Subject("sort", kind, kind, where, call)
+
+    measure(CASES["sort"], subject("variant", device.id), (keys,), np.sort(keys), reps=3, warmup=1)
+    measure(CASES["sort"], subject("peer", "host"), (keys,), np.sort(keys), reps=3, warmup=1)
+    assert counts == {"variant": 4 + 3, "peer": 1 + 3}
+    counts.update(variant=0, peer=0)
+    subjects = [subject("variant", device.id), subject("peer", "host")]
+    measure_together(CASES["sort"], subjects, (keys,), np.sort(keys), reps=3, warmup=1)
+    assert counts == {"variant": 4 + 3, "peer": 4 + 3}

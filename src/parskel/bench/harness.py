@@ -2,7 +2,9 @@
 
 Each measurement calls a subject once as a warm-up that carries any program build (its excess
 over the median run is recorded as compile time, never as run time), then ``warmup - 1`` more
-warm-ups and ``reps`` measured runs. Every result is checked against the NumPy reference (a
+warm-ups (more where the subject's device needs them to reach its steady state: PoCL's inline
+queue builds a kernel again at its fourth small launch; see :func:`warm_calls`) and ``reps``
+measured runs. Every result is checked against the NumPy reference (a
 result identical to one that passed passes without the check again, which spares seconds where a
 check is costly); a wrong result or an exception is recorded as a failure with its reason and no
 time.
@@ -21,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import VariantError
+from ..errors import ParskelError, VariantError
 from ..runtime import Device
+from ..runtime.selection import find
 from . import e2e, overhead, primitives
 from . import peers as peer_lib
 from .cases import CASES, GROUPS, Case, Subject
@@ -234,7 +237,7 @@ def measure(
     if they disagree too much). An exception of a ``cannot_run`` type (the device cannot hold
     or launch it) is recorded as ``skipped``."""
     trial = _Trial(case, subject, inputs, expected, cannot_run, keep=True)
-    for _ in range(max(1, warmup)):
+    for _ in range(max(1, warmup, warm_calls(subject))):
         trial.call(measured=False)
     for _ in range(reps):
         trial.call(measured=True)
@@ -242,6 +245,21 @@ def measure(
         for _ in range(2 * reps):
             trial.call(measured=True)
     return trial.result()
+
+
+def warm_calls(subject: Subject) -> int:
+    """The warm-up calls ``subject``'s device needs before its calls run as they will from then
+    on (:attr:`parskel.runtime.Device.warm_calls`); 1 for host code and peers.
+
+    >>> warm_calls(Subject("sort", "numpy", "peer", "host", lambda inputs: (None, None)))
+    1
+    """
+    if subject.kind != "variant" or subject.where == "host":
+        return 1
+    try:
+        return find(subject.where).warm_calls
+    except ParskelError:
+        return 1
 
 
 def measure_together(
@@ -267,7 +285,7 @@ def measure_together(
                 calling(trial.subject)
             trial.call(measured)
 
-    for _ in range(max(1, warmup)):
+    for _ in range(max(1, warmup, *(warm_calls(s) for s in subjects))):
         round_of(trials, False)
     for _ in range(reps):
         round_of(trials, True)

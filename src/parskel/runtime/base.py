@@ -214,6 +214,13 @@ class Device(ABC):
         return buffer
 
     @property
+    def warm_calls(self) -> int:
+        """Calls of the same operation after which it runs as it will from then on: the first
+        builds its programs; a device that prepares more on later calls says so (PoCL's inline
+        queue takes a kernel only after a few small launches). Benchmarks warm up this much."""
+        return 1
+
+    @property
     def shares_host_memory(self) -> bool:
         """Whether kernels can work in host arrays' memory (a CPU device): then
         :meth:`host_buffer` copies nothing and :meth:`download` into that array only waits."""

@@ -291,6 +291,11 @@ class OpenCLDevice(Device):
         return self._track(OpenCLEvent(kind, label, event))
 
     @property
+    def warm_calls(self) -> int:
+        # a small launch goes inline from its kernel's _INLINE_AFTER-th on, which builds it again
+        return _INLINE_AFTER + 1 if self._inline_cl is not None else 1
+
+    @property
     def shares_host_memory(self) -> bool:
         if self._shared is None:
             self._shared = self.info.type == "cpu" and _writes_reach_host(self)
