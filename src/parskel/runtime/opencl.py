@@ -100,7 +100,7 @@ class OpenCLKernel(Kernel):
         self._inline_groups: set[tuple[int, ...] | None] = set()  # work-group sizes launched there
         self._inline_rate = 0.0  # the most bytes per second an inline launch of it has run at
         self._inline_slow = False  # whether its last inline launch took over inline_seconds
-        # the numeric scalars last set on each handle (the main one, the inline one), by index:
+        # the integer scalars last set on each handle (the main one, the inline one), by index:
         # an OpenCL kernel keeps its arguments between launches, so an unchanged one is not set
         self.scalars: tuple[dict[int, np.generic], dict[int, np.generic]] = ({}, {})
 
