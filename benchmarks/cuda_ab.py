@@ -57,14 +57,18 @@ def random_keys(n: int) -> Any:
     return cp.random.default_rng(1).integers(0, 2**32, n, dtype=cp.uint64).astype(cp.uint32)
 
 
+def versus(label: str, ours: Callable[[], Any], peer: Callable[[], Any], reps: int, warmup: int) -> str:
+    """``label``, then the median milliseconds of ``ours`` and of CuPy's ``peer`` and their ratio."""
+    mine, theirs = event_ms(ours, reps, warmup), event_ms(peer, reps, warmup)
+    return f"{label} {mine:.3f} ms (CuPy {theirs:.3f}, {theirs / mine:.2f}x)"
+
+
 def sort(dev: ps.Device) -> str:
     row = []
     for e in (24, 28):
         k = random_keys(1 << e)
         assert bool((ps.sort(k, device=dev) == cp.sort(k)).all())
-        ours = event_ms(lambda k=k: ps.sort(k, device=dev), 15, 3)
-        peer = event_ms(lambda k=k: cp.sort(k), 15, 3)
-        row.append(f"2^{e} keys {ours:.3f} ms (CuPy {peer:.3f}, {peer / ours:.2f}x)")
+        row.append(versus(f"2^{e} keys", lambda k=k: ps.sort(k, device=dev), lambda k=k: cp.sort(k), 15, 3))
     return " | ".join(row)
 
 
@@ -88,9 +92,8 @@ def scan(dev: ps.Device) -> str:
     for e in (24, 28):
         x = cp.random.default_rng(1).integers(-100, 100, 1 << e, dtype=cp.int32)
         assert bool((ps.scan(x, inclusive=True, device=dev) == cp.cumsum(x, dtype=cp.int32)).all())
-        ours = event_ms(lambda x=x: ps.scan(x, inclusive=True, device=dev), 21, 3)
-        peer = event_ms(lambda x=x: cp.cumsum(x, dtype=cp.int32), 21, 3)
-        row.append(f"2^{e} {ours:.3f} ms (CuPy {peer:.3f}, {peer / ours:.2f}x)")
+        ours = lambda x=x: ps.scan(x, inclusive=True, device=dev)
+        row.append(versus(f"2^{e}", ours, lambda x=x: cp.cumsum(x, dtype=cp.int32), 21, 3))
     return " | ".join(row)
 
 

@@ -74,10 +74,7 @@ def enqueue(
             f"scan/single_pass with STAGE=1 stages {stage_bytes(WG, items, kt.itemsize)} bytes of local "
             f"memory per work-group (WG={WG}, ITEMS={items}); {device.id} has {device.info.local_mem_bytes}"
         )
-    waits = lookback_defines(device, progress)
-    # 4-byte sums share a 64-bit word with their tile's status where the look-back polls
-    # (single_pass.h, PACKED): the word buffer then starts zeroed
-    packed = kt.itemsize == 4 and not waits["FALLBACK"]
+    waits = lookback_defines(device, progress, kt.itemsize)
     defines: dict[str, int | str] = {
         "T": c_type(kt, device),
         "WG": WG,
@@ -85,7 +82,6 @@ def enqueue(
         "VEC": vector_width(kt, items, src, dst),
         "INCLUSIVE": int(inclusive),
         "STAGE": STAGE,
-        "PACKED": int(packed),
         **waits,
     }
     # a compiler that needs more registers than groups of WG have (a tuned WG is for another
@@ -95,7 +91,7 @@ def enqueue(
     state = device.alloc((tiles + 1) * 4)
     device.fill(state, np.uint32(0))
     values = device.alloc(2 * tiles * kt.itemsize)
-    if packed:
+    if waits["PACKED"]:  # the tiles' status words start empty
         device.fill(values, np.uint32(0))
     device.launch(kernel, tiles * WG, WG, src, dst, state, values, np.uint32(n), np.uint32(tiles))
 

@@ -309,7 +309,10 @@ class CUDADevice(Device):
 
     def _memcpy(self, kind: EventKind, dst: int, src: int, nbytes: int, keep: Any, wait: bool) -> Event:
         if wait and self._active is None and not self.timing:  # one call: it waits itself
-            self._current(kind, _cp().cuda.runtime.memcpy, dst, src, nbytes, _MEMCPY_DEFAULT)
+            if kind == "download" and nbytes <= STAGED_DOWNLOAD_BYTES:
+                self._current(kind, self._download_staged, dst, src, nbytes)
+            else:
+                self._current(kind, _cp().cuda.runtime.memcpy, dst, src, nbytes, _MEMCPY_DEFAULT)
             return CUDAEvent(kind, f"{kind} {nbytes} B", None, None, untimed=True)
         return self._current(kind, self._memcpy_here, kind, dst, src, nbytes, keep, wait)
 
@@ -350,14 +353,12 @@ class CUDADevice(Device):
         _check_buffer(self, buffer, offset, out.nbytes)
         if out.nbytes == 0:
             return self._none("download", "download")
-        if isinstance(out, np.ndarray):
-            if wait and out.nbytes <= STAGED_DOWNLOAD_BYTES and self._active is None and not self.timing:
-                return self._current("download", self._download_staged, pointer, _pointer(buffer) + offset, out.nbytes)
-            return self._memcpy("download", pointer, _pointer(buffer) + offset, out.nbytes, out, wait)
-        return self._memcpy("copy", pointer, _pointer(buffer) + offset, out.nbytes, out, wait)  # into a device array
+        kind: EventKind = "download" if isinstance(out, np.ndarray) else "copy"  # into a device array
+        return self._memcpy(kind, pointer, _pointer(buffer) + offset, out.nbytes, out, wait)
 
-    def _download_staged(self, dst: int, src: int, nbytes: int) -> Event:
-        """A small download that waits: into the thread's page-locked buffer, then to ``dst``."""
+    def _download_staged(self, dst: int, src: int, nbytes: int) -> None:
+        """A small download to the host that waits: into the thread's page-locked buffer, then
+        to ``dst``."""
         buffers: dict[int, tuple[Any, int]] | None = getattr(_STAGING, "buffers", None)
         if buffers is None:
             buffers = _STAGING.buffers = {}
@@ -369,7 +370,6 @@ class CUDADevice(Device):
         runtime.memcpyAsync(found[1], src, nbytes, _MEMCPY_DEFAULT, stream)
         runtime.streamSynchronize(stream)
         ctypes.memmove(dst, found[1], nbytes)
-        return CUDAEvent("download", f"download {nbytes} B", None, None, untimed=True)
 
     def copy(
         self, dst: Buffer, src: Buffer, nbytes: int | None = None, *, src_offset: int = 0, dst_offset: int = 0

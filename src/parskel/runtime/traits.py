@@ -44,11 +44,14 @@ def forward_progress(device: Device) -> bool:
     return device.backend == "cuda" or is_nvidia_gpu(device)
 
 
-def lookback_defines(device: Device, progress: int = 0) -> dict[str, int]:
+def lookback_defines(device: Device, progress: int = 0, itemsize: int = 0) -> dict[str, int]:
     """``FALLBACK`` and ``SPINS`` for a look-back kernel: ``progress`` 0 decides by device,
-    1 polls until published, 2 takes the decoupled fallback."""
+    1 polls until published, 2 takes the decoupled fallback. And ``PACKED``: 1 where a scan's
+    tiles may keep their status and ``itemsize``-byte value in one 64-bit word (4-byte values
+    where the look-back polls; the kernel does so where the device has warps too, see
+    ``scan/single_pass.h``), whose buffer must then start zeroed."""
     spin = forward_progress(device) if progress == 0 else progress == 1
-    return {"FALLBACK": int(not spin), "SPINS": SPINS}
+    return {"FALLBACK": int(not spin), "SPINS": SPINS, "PACKED": int(spin and itemsize == 4)}
 
 
 def with_warp_ops(device: Device, build: Callable[[dict[str, int]], Program]) -> Program:

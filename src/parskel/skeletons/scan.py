@@ -82,8 +82,7 @@ class Scan(Skeleton):
             f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
             f"#define PS_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define PS_EXTRA_ARGS {extra_args(op, 'ps_x')}\n"
             f"#define ITEMS {items}\n#define VEC {vec}\n#define INCLUSIVE {int(self.inclusive)}\n"
-            f"#define PACKED {int(_packed(dev, self.dtype))}\n"
-            + "".join(f"#define {k} {v}\n" for k, v in lookback_defines(dev).items())
+            + "".join(f"#define {k} {v}\n" for k, v in lookback_defines(dev, 0, self.dtype.itemsize).items())
             + identity_glue(self.identity)
         )
         program, group = build_grouped(
@@ -149,15 +148,9 @@ class Scan(Skeleton):
         state = dev.alloc((tiles + 1) * 4)
         dev.fill(state, np.uint32(0))
         values = dev.alloc((2 * tiles + 1) * self.dtype.itemsize)
-        if _packed(dev, self.dtype):  # the tiles' status words start empty
+        if lookback_defines(dev, 0, self.dtype.itemsize)["PACKED"]:  # the tiles' status words start empty
             dev.fill(values, np.uint32(0))
         dev.launch(
             plan.kernel, tiles * L, L, src, dst, state, values, plan.identity, np.uint32(n), np.uint32(tiles), *args
         )
         return values, 2 * tiles * self.dtype.itemsize  # the total, which the last tile leaves there
-
-
-def _packed(device: Device, dtype: np.dtype) -> bool:
-    """Whether the look-back may keep a tile's status and 4-byte value in one word (the kernel
-    does so where the device also has warps; see ``scan/single_pass.h``)."""
-    return dtype.itemsize == 4 and not lookback_defines(device)["FALLBACK"]
