@@ -518,13 +518,16 @@ def test_kernel_parameters_are_each_argument_s_bytes():
         cuda._parameters(fake, "k", [other])  # type: ignore[arg-type]
 
 
-def test_small_downloads_through_the_staging_buffer(cuda, rng):
+def test_small_downloads_through_the_staging_buffer(cuda, rng, monkeypatch):
     """Downloads that wait, up to STAGED_DOWNLOAD_BYTES, go through a page-locked buffer: every
     size around that limit, from an offset, and from two threads at once, arrive whole."""
     import threading
 
     from parskel.runtime.cuda import STAGED_DOWNLOAD_BYTES
 
+    staged: list[int] = []
+    real = type(cuda)._download_staged
+    monkeypatch.setattr(type(cuda), "_download_staged", lambda self, d, s, n: (staged.append(n), real(self, d, s, n)))
     words = STAGED_DOWNLOAD_BYTES // 4
     data = rng.integers(0, 2**32, words + 64, dtype=np.uint64).astype(np.uint32)
     buffer = cuda.to_device(data)
@@ -532,6 +535,7 @@ def test_small_downloads_through_the_staging_buffer(cuda, rng):
         out = np.empty(count, np.uint32)
         cuda.download(buffer, out, offset=start * 4)
         np.testing.assert_array_equal(out, data[start : start + count])
+    assert staged == [4, 12, STAGED_DOWNLOAD_BYTES - 4, STAGED_DOWNLOAD_BYTES, STAGED_DOWNLOAD_BYTES]
     failures = []
 
     def read(start: int) -> None:

@@ -446,7 +446,7 @@ def test_host_addresses_match_numpys():
         assert host_address(array) == array.ctypes.data
 
 
-def test_kernels_keep_unchanged_integer_arguments_but_set_floats_again(device):
+def test_kernels_keep_unchanged_integer_arguments_but_set_floats_again(device, monkeypatch):
     """An integer argument equal to the last one set on the kernel is not set again (OpenCL
     keeps it); a changed one, and every float (-0.0 equals 0.0, but its bits differ), is."""
     x = np.zeros(4, dtype=np.float32)
@@ -458,6 +458,17 @@ def test_kernels_keep_unchanged_integer_arguments_but_set_floats_again(device):
         device.launch(kernel, 4, None, a, a, c, np.uint32(n))
         device.download(c, out)
         np.testing.assert_array_equal(out, [0] * n + [7] * (4 - n))
+    from parskel.runtime import opencl
+
+    if device.backend == "opencl":  # the kernel is not told again what it holds
+        set_now: list[int] = []
+        real = opencl._set_scalar
+        monkeypatch.setattr(opencl, "_set_scalar", lambda h, i, v: (set_now.append(i), real(h, i, v)))
+        device.launch(kernel, 4, None, a, a, c, np.uint32(3))
+        device.launch(kernel, 4, None, a, a, c, np.uint32(3))
+        device.launch(kernel, 4, None, a, a, c, np.uint32(2))
+        device.finish()
+        assert set_now == [3, 3]  # the count, index 3: set when it changed, not when it did not
     signs = ps.Map("float f(float x, float s) { return copysign(1.0f, s); }")
     v = ps.Vector(x, device=device)
     for s, want in ((0.0, 1), (-0.0, -1), (-0.0, -1), (0.0, 1)):

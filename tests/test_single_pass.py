@@ -151,3 +151,12 @@ def test_onesweep_pairs_take_the_tallest_tile_that_fits(device, rng, monkeypatch
     taller = [k for k in onesweep.KEYS_PER_ITEM if height < k < 20]
     assert height < 20 and onesweep._local_bytes(256, height, True, ranks) <= room
     assert all(onesweep._local_bytes(256, k, True, ranks) > room for k in taller)
+
+
+def test_only_four_byte_sums_of_a_polling_look_back_share_a_word_with_their_status(device):
+    """PACKED (one 64-bit word per tile for status and value) is asked for 4-byte elements where
+    the look-back polls, never with the decoupled fallback, whose tiles keep flags apart."""
+    assert traits.lookback_defines(device, 1, 4)["PACKED"] == 1
+    assert traits.lookback_defines(device, 1, 8)["PACKED"] == 0
+    assert traits.lookback_defines(device, 2, 4)["PACKED"] == 0
+    assert traits.lookback_defines(device, 1)["PACKED"] == 0
