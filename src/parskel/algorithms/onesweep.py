@@ -29,6 +29,9 @@ PASSES = 4
 KEYS_PER_ITEM = (4, 8, 12, 15, 16, 20, 24, 32)
 #: Status words pack a 2-bit flag with a 30-bit count; from this many keys on they are 64-bit.
 WIDE_FROM = 1 << 30
+#: where the status words begin in the sort's one buffer of state, in 4-byte words: after the digit
+#: counts, the tile counters and the digit starts (STATUS_AT in onesweep.cl; a multiple of 2)
+STATUS_AT = 2 * PASSES * RADIX + PASSES
 
 Result = Any  # an array, or a (keys, values) pair of arrays
 
@@ -96,17 +99,16 @@ def sort_buffers(
         assert target is not None
         spare = device.alloc(n * 4)
         chains.append([source, spare, target, spare, target])
-    meta = device.alloc((2 * PASSES * RADIX + PASSES) * 4)  # counts, tile counters, starts
+    # counts, tile counters, starts, then the passes' status words (STATUS_AT in onesweep.cl)
+    meta = device.alloc(STATUS_AT * 4 + PASSES * tiles * RADIX * (8 if wide else 4))
     device.fill(meta, np.uint32(0))
-    status = device.alloc(PASSES * tiles * RADIX * (8 if wide else 4))
-    device.fill(status, np.uint32(0))
     groups = min(tiles, groups_per_unit(device, work_group) * device.info.compute_units)
     chunk = -(-n // groups)
     device.launch(histogram, groups * work_group, work_group, keys, meta, np.uint32(n), np.uint32(chunk))
     device.launch(starts, work_group, work_group, meta)
     for p in range(PASSES):
         moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
-        device.launch(sweep, tiles * work_group, work_group, *moved, meta, status, np.uint32(n), np.uint32(p))
+        device.launch(sweep, tiles * work_group, work_group, *moved, meta, np.uint32(n), np.uint32(p))
 
 
 def _onesweep(

@@ -73,12 +73,22 @@ class Variant:
 
     def resolve(self, overrides: Mapping[str, Any] | None = None) -> dict[str, int]:
         """The parameter values for a call: defaults, overridden and checked."""
+        try:  # a call in a loop asks again for the values it had
+            key: Any = (id(self), tuple(overrides.items()) if overrides else ())
+            found = _RESOLVED.get(key)
+        except TypeError:  # an unhashable value, refused below
+            key, found = None, None
+        if found is not None and found[0] is self:
+            return dict(found[1])
         overrides = dict(overrides or {})
         known = {p.name: p for p in self.params}
         unknown = set(overrides) - set(known)
         if unknown:
             raise VariantError(f"{self.family}/{self.name} has no parameter {sorted(unknown)}; it has {sorted(known)}")
-        return {name: p.check(overrides.get(name, p.default)) for name, p in known.items()}
+        values = {name: p.check(overrides.get(name, p.default)) for name, p in known.items()}
+        if key is not None and len(_RESOLVED) < _MOST_PLANS:
+            _RESOLVED[key] = (self, values)
+        return dict(values)
 
     def unmet(
         self, device: Device, params: Mapping[str, int] | None = None, context: Mapping[str, int] | None = None
@@ -314,6 +324,8 @@ class _Plan:
 
 
 _PLANS: dict[Any, _Plan] = {}
+# Variant.resolve's answers, by variant (its id: the variant is kept beside its answer) and overrides
+_RESOLVED: dict[Any, tuple[Variant, dict[str, int]]] = {}
 _MOST_PLANS = 4096
 
 

@@ -88,12 +88,17 @@ def enqueue(
     # compiler): smaller tiles
     WG, kernel = built_within(WG, lambda wg: _kernel(device, {**defines, "WG": wg}))
     tiles = -(-n // (WG * items))
-    state = device.alloc((tiles + 1) * 4)
-    device.fill(state, np.uint32(0))
-    values = device.alloc(2 * tiles * kt.itemsize)
-    if waits["PACKED"]:  # the tiles' status words start empty
-        device.fill(values, np.uint32(0))
-    device.launch(kernel, tiles * WG, WG, src, dst, state, values, np.uint32(n), np.uint32(tiles))
+    flags = values_at(tiles) * 4
+    state = device.alloc(flags + 2 * tiles * kt.itemsize)
+    # the counter and flags start at zero; so do the values where they hold the tiles' status
+    device.fill(state, np.uint32(0), None if waits["PACKED"] else flags)
+    device.launch(kernel, tiles * WG, WG, src, dst, state, np.uint32(n), np.uint32(tiles))
+
+
+def values_at(tiles: int) -> int:
+    """Where the tiles' values start in the kernel's one state buffer, in 4-byte words: after
+    the counter and the flags, on an 8-byte boundary (``SP_VALUES_AT`` in ``single_pass.cl``)."""
+    return (tiles + 2) & ~1
 
 
 def _kernel(device: Device, defines: dict[str, int | str]) -> Kernel:

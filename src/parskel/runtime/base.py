@@ -380,13 +380,12 @@ class Device(ABC):
         finally:
             self._active = previous
 
-    @contextlib.contextmanager
-    def current(self) -> Iterator[None]:
+    def current(self) -> contextlib.AbstractContextManager[Any]:
         """Within the block, this is the device that device-array libraries (CuPy) allocate new
         arrays on, on this thread: parskel's calls enter it around work on device arrays, so an
         array of the second GPU, or a part handled by a worker thread, gets its results there.
         Nothing to do on OpenCL devices."""
-        yield
+        return NOTHING
 
     def mark(self) -> Marker:
         """A marker at the current end of the active queue (see :meth:`on`)."""
@@ -466,6 +465,9 @@ class Backend(ABC):
 
 
 # checks shared by the backends, before anything is enqueued ------------------------------------
+
+
+NOTHING = contextlib.nullcontext()  # a context that does nothing (reusable: it holds no state)
 
 
 def check_range(buffer: Buffer, offset: int, nbytes: int) -> None:

@@ -24,7 +24,7 @@ import re
 import struct
 import threading
 import weakref
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
 from .arrays import based_on, host_address, host_memory_bytes, is_device_array
 from .base import (
+    NOTHING,
     Backend,
     Buffer,
     Device,
@@ -245,10 +246,9 @@ class CUDADevice(Device):
             return LaunchError(f"{where}: the device refused the launch: {text}")
         return ParskelError(f"{where}: CUDA error: {text}")
 
-    @contextlib.contextmanager
-    def current(self) -> Iterator[None]:
-        with _cp().cuda.Device(self.index):
-            yield
+    def current(self) -> contextlib.AbstractContextManager[Any]:
+        # the host's only device is current already
+        return NOTHING if self.alone else _cp().cuda.Device(self.index)
 
     # streams ------------------------------------------------------------------------------
     def _cuda_stream(self) -> Any:
@@ -389,6 +389,12 @@ class CUDADevice(Device):
             return self._none("fill", "fill")
         raw = pattern.view(np.uint8)
         cp = _cp()
+        if not (self._timed or self._recorders):
+            first = pattern.tobytes()
+            if first.count(first[0]) == size:  # one byte repeated (zeros, mostly): a memset
+                pointer = _pointer(buffer) + offset
+                self._current("fill", cp.cuda.runtime.memsetAsync, pointer, first[0], nbytes, self._stream_pointer())
+                return self._end("fill", "fill", None, mark=False)  # waiting waits for its stream
         with self.active("fill"):
             start = self._begin()
             if (raw == raw[0]).all():

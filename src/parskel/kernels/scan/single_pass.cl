@@ -20,10 +20,15 @@
 #define SP_EXTRA_ARGS
 #include "single_pass.h"
 
+/* The tile state is one buffer, zeroed before the launch as far as it must be: the counter and
+ * the flags (tiles + 1 words), rounded up to whole 8-byte words, then the values (see
+ * single_pass.h), so that the host allocates and clears it with one command each. */
+#define SP_VALUES_AT(tiles) (((tiles) + 2) & ~1u)
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void single_pass_scan(__global const T *in, __global T *out, __global uint *state, __global T *values,
-                      uint n, uint tiles)
+void single_pass_scan(__global const T *in, __global T *out, __global uint *state, uint n, uint tiles)
 {
     SP_LOCALS
+    __global T *values = (__global T *)(state + SP_VALUES_AT(tiles));
     sp_scan_tile(in, out, state, values, n, tiles, (T)0, SP_LOCAL_ARGS);
 }

@@ -22,7 +22,8 @@
  * The status words pack a 2-bit flag with a count: 32 bits below 2^30 keys, 64 (WIDE) above.
  * meta holds the 4 x 256 digit counts, then the 4 tile counters, zeroed before the sort, then
  * the 4 x 256 digit starts (the counts' exclusive scans, which onesweep_starts writes once, so
- * that no tile scans them again). */
+ * that no tile scans them again), then the passes' status words, zeroed before the sort: the
+ * host allocates and clears them all with one command each. */
 #include "common/parskel.h"
 #include "common/subgroup.h"
 #include "keys.h"
@@ -82,6 +83,7 @@ typedef uint status_t;
 #include "common/group_scan.h"
 
 #define STARTS (PASSES * RADIX + PASSES) /* where meta's digit starts begin */
+#define STATUS_AT (STARTS + PASSES * RADIX) /* where its status words begin (8-byte aligned) */
 
 PS_INLINE void count_digits(PS_LOCAL_PARAM uint *counts, uint key)
 {
@@ -138,8 +140,9 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
 #if WITH_VALUES
                    __global const uint *values, __global uint *values_out,
 #endif
-                   __global uint *meta, __global status_t *status_all, uint n, uint pass)
+                   __global uint *meta, uint n, uint pass)
 {
+    __global status_t *status_all = (__global status_t *)(meta + STATUS_AT);
     __local uint warp_counts[WARPS * RADIX];
     __local uint keys_s[TILE];
 #if WITH_VALUES
