@@ -111,6 +111,11 @@ def test_upload_download_copy_fill(device, rng):
     want = original.copy()
     want[10:110] = -7
     np.testing.assert_array_equal(out, want)
+    device.fill(b, np.int16(-1), 12, offset=8)  # one byte repeated (a memset where there is one)
+    device.fill(b, np.uint8(0), 4, offset=4000)
+    device.download(b, out)
+    want[2:5], want[1000] = -1, 0
+    np.testing.assert_array_equal(out, want)
 
     part = np.empty(5, dtype=np.int32)
     device.download(a, part, offset=8)
