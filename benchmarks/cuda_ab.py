@@ -13,6 +13,10 @@ Parts (each prints one line):
   ``cupy.argsort`` and ``cupy.sort``: median of 11 after 2 warm-ups; checked.
 - ``scan``: ``parskel.scan`` (inclusive int32) at 2^24 and 2^28 against ``cupy.cumsum``:
   median of 21 after 3 warm-ups; checked.
+- ``issue``: ``parskel.scan`` and ``parskel.sort`` on CuPy arrays at 2^20, 2^24 and 2^28, each
+  the median of 21 calls between CUDA events against CuPy's ``cumsum`` and ``sort``, and the
+  host's time per call when 300 calls are made without waiting (the GPU waits on the host
+  where that exceeds the kernels' time); checked.
 - ``calls``: the calls of ``parskel bench overhead`` (a cached ``Map`` of 1,000 float32 read
   back, ``Reduce`` to a host scalar, ``sort`` and ``scan`` of 1,000 and ``matmul`` of 16 x 16
   from NumPy arrays) against CuPy's same work, each the median of 2,000 calls after 100,
@@ -97,6 +101,35 @@ def scan(dev: ps.Device) -> str:
     return " | ".join(row)
 
 
+def issued_us(call: Callable[[], Any], reps: int) -> float:
+    """Host microseconds per call of ``reps`` calls made without waiting for the GPU."""
+    for _ in range(20):
+        call()
+    cp.cuda.Device().synchronize()
+    start = time.perf_counter()
+    for _ in range(reps):
+        call()
+    seconds = time.perf_counter() - start
+    cp.cuda.Device().synchronize()
+    return seconds / reps * 1e6
+
+
+def issue(dev: ps.Device) -> str:
+    row = []
+    for e in (20, 24, 28):
+        x = cp.random.default_rng(1).integers(-100, 100, 1 << e, dtype=cp.int32)
+        k = random_keys(1 << e)
+        scan = lambda x=x: ps.scan(x, inclusive=True, device=dev)
+        sort = lambda k=k: ps.sort(k, device=dev)
+        assert bool((scan() == cp.cumsum(x, dtype=cp.int32)).all()) and bool((sort() == cp.sort(k)).all())
+        row.append(
+            f"2^{e}: scan {event_ms(scan, 21, 3):.4f} ms (cumsum {event_ms(lambda x=x: cp.cumsum(x), 21, 3):.4f}) "
+            f"issue {issued_us(scan, 300):.0f} us | sort {event_ms(sort, 21, 3):.4f} ms "
+            f"(cupy {event_ms(lambda k=k: cp.sort(k), 21, 3):.4f}) issue {issued_us(sort, 100):.0f} us"
+        )
+    return "\n".join(row)
+
+
 def calls(dev: ps.Device, profile: Path | None) -> str:
     square = ps.Map("float f(float x) { return x * x; }")
     total = ps.Reduce("float add(float a, float b) { return a + b; }", identity=0)
@@ -149,14 +182,14 @@ def calls(dev: ps.Device, profile: Path | None) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("part", choices=("sort", "pairs", "scan", "calls"))
+    parser.add_argument("part", choices=("sort", "pairs", "scan", "issue", "calls"))
     parser.add_argument("--profile", type=Path, help="with calls: write a cProfile of each call here")
     args = parser.parse_args()
     dev = ps.device("cuda:0")
     if args.part == "calls":
         print(calls(dev, args.profile), flush=True)
     else:
-        print({"sort": sort, "pairs": pairs, "scan": scan}[args.part](dev), flush=True)
+        print({"sort": sort, "pairs": pairs, "scan": scan, "issue": issue}[args.part](dev), flush=True)
 
 
 if __name__ == "__main__":
