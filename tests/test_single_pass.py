@@ -153,25 +153,6 @@ def test_onesweep_pairs_take_the_tallest_tile_that_fits(device, rng, monkeypatch
     assert all(onesweep._local_bytes(256, k, True, ranks) > room for k in taller)
 
 
-def test_onesweep_pairs_take_their_own_tile_and_register_cap(device, rng, monkeypatch):
-    """pair_items and pair_groups replace keys_per_item and min_groups when the sort moves
-    values, and only then; both sorts stay right (MIN_GROUPS caps registers on CUDA only)."""
-    built = []
-    program = device.program
-    monkeypatch.setattr(device, "program", lambda path, defines=None: built.append(defines) or program(path, defines))
-    keys = random_keys(rng, np.uint32, 20_011)
-    values = np.arange(keys.size, dtype=np.uint32)
-    params = {"keys_per_item": 8, "min_groups": 4, "pair_items": 12, "pair_groups": 3}
-    out_keys, out_values = ps.sort(keys, values, variant="onesweep", device=device, **params)
-    alone = ps.sort(keys, variant="onesweep", device=device, **params)
-    order = stable_order(keys)
-    np.testing.assert_array_equal(out_keys, keys[order])
-    np.testing.assert_array_equal(out_values, values[order])
-    np.testing.assert_array_equal(alone, keys[order])
-    shapes = [(d["WITH_VALUES"], d["ITEMS"], d["MIN_GROUPS"]) for d in built if d and "MIN_GROUPS" in d]
-    assert shapes == [(1, 12, 3), (0, 8, 4)]
-
-
 def test_only_four_byte_sums_of_a_polling_look_back_share_a_word_with_their_status(device):
     """PACKED (one 64-bit word per tile for status and value) is asked for 4-byte elements where
     the look-back polls, never with the decoupled fallback, whose tiles keep flags apart."""

@@ -27,8 +27,6 @@ RADIX = 256
 PASSES = 4
 #: The tile heights a pass is built for (keys per work-item).
 KEYS_PER_ITEM = (4, 8, 12, 15, 16, 20, 24, 32)
-#: The register caps a pass may be built for on CUDA (work-groups per compute unit; 0: none).
-MIN_GROUPS = (0, 2, 3, 4)
 #: Status words pack a 2-bit flag with a 30-bit count; from this many keys on they are 64-bit.
 WIDE_FROM = 1 << 30
 #: where the status words begin in the sort's one buffer of state, in 4-byte words: after the digit
@@ -66,9 +64,6 @@ def sort_buffers(
     work_group: int = 256,
     keys_per_item: int = 15,
     progress: int = 0,
-    min_groups: int = 0,
-    pair_items: int = 0,
-    pair_groups: int = 0,
 ) -> None:
     """Enqueue the sort of ``n`` keys of ``key_dtype`` (uint32, int32, float32) from ``keys``
     into ``out_keys``, and of their ``values`` into ``out_values``; does not wait.
@@ -78,9 +73,6 @@ def sort_buffers(
     """
     if n == 0:
         return
-    if values is not None:  # pairs take their own tile height and register cap, where given
-        keys_per_item = pair_items or keys_per_item
-        min_groups = pair_groups or min_groups
     if not _fits(device, work_group, keys_per_item, values is not None):
         # the tile of keys fits (the variant requires it); with values, the largest that fits both
         fitting = [k for k in KEYS_PER_ITEM if k < keys_per_item and _fits(device, work_group, k, True)]
@@ -95,7 +87,6 @@ def sort_buffers(
         "WITH_VALUES": int(values is not None),
         "WIDE": int(wide),
         "LANES": work_group if device.type == "cpu" else 32,
-        "MIN_GROUPS": min_groups,
         **lookback_defines(device, progress),
     }
     program = with_warp_ops(device, lambda warp: device.program("sort/onesweep.cl", {**defines, **warp}))
@@ -124,7 +115,10 @@ def _onesweep(
     device: Device,
     keys: Any,
     values: Any,
-    **params: int,
+    *,
+    work_group: int,
+    keys_per_item: int,
+    progress: int,
 ) -> Result:
     """Host arrays are uploaded and sorted in place on the device; device arrays are read where
     they are and sorted into new device arrays."""
@@ -146,8 +140,17 @@ def _onesweep(
             sources.append(device.wrap(array)[0])
             targets.append(device.wrap(out)[0])
     moved = (sources[1], targets[1]) if values is not None else (None, None)
-    tunables: dict[str, Any] = params  # the variant's parameters, all keywords of sort_buffers
-    sort_buffers(device, sources[0], targets[0], n, keys.dtype, *moved, **tunables)
+    sort_buffers(
+        device,
+        sources[0],
+        targets[0],
+        n,
+        keys.dtype,
+        *moved,
+        work_group=work_group,
+        keys_per_item=keys_per_item,
+        progress=progress,
+    )
     if on_host:
         for array, buffer in zip(arrays, targets):
             host = np.empty_like(array)
@@ -167,9 +170,6 @@ register(
             Param("work_group", 256, (256, 512), "work-items per work-group (one per digit and more)"),
             Param("keys_per_item", 15, KEYS_PER_ITEM, "keys per work-item"),
             PROGRESS,
-            Param("min_groups", 0, MIN_GROUPS, "on CUDA, work-groups a compute unit holds (caps registers; 0: any)"),
-            Param("pair_items", 0, (0, 12, 16, 20, 24), "keys per work-item of a sort with values (0: keys_per_item)"),
-            Param("pair_groups", 0, (0, 2, 3), "min_groups when the sort moves values (0: min_groups)"),
         ),
         tags=frozenset({"stable"}),
         requires=(

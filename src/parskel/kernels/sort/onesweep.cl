@@ -135,19 +135,7 @@ void onesweep_starts(__global uint *meta)
     }
 }
 
-/* MIN_GROUPS (CUDA only; 0: the compiler's choice): the work-groups a compute unit should hold
- * at once, which caps a pass's registers per work-item (values it cannot keep go to local
- * memory): more resident groups hide the loads' latency better than the registers save. */
-#ifndef MIN_GROUPS
-#define MIN_GROUPS 0
-#endif
-#if defined(PS_CUDA) && MIN_GROUPS > 0
-#define PASS_BOUNDS __launch_bounds__(WG, MIN_GROUPS)
-#else
-#define PASS_BOUNDS
-#endif
-
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) PASS_BOUNDS
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void onesweep_pass(__global const uint *keys, __global uint *keys_out,
 #if WITH_VALUES
                    __global const uint *values, __global uint *values_out,
