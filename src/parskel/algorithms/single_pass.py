@@ -46,12 +46,15 @@ def _staged_fits(device: Device, p: dict[str, int]) -> bool:
     return stage_bytes(p["WG"], items, itemsize) <= min(device.info.local_mem_bytes, 48 << 10)
 
 
-def vector_width(dtype: np.dtype, items: int, *buffers: Buffer) -> int:
-    """Elements per load: 16 bytes where ``items`` and every buffer allow it, else 1."""
+def vector_width(dtype: np.dtype, items: int, aligned: bool) -> int:
+    """Elements per load: 16 bytes where ``items`` allows it and every buffer is ``aligned`` to
+    16 bytes, else 1.
+
+    >>> vector_width(np.dtype(np.int32), 32, True), vector_width(np.dtype(np.int32), 6, True)
+    (4, 1)
+    """
     width = max(16 // dtype.itemsize, 1)
-    if items % width or not all(aligned(b, 16) for b in buffers):
-        return 1
-    return width
+    return width if aligned and items % width == 0 else 1
 
 
 def enqueue(
@@ -68,6 +71,29 @@ def enqueue(
     STAGE: int = 0,
 ) -> None:
     """Enqueue the single-pass scan of ``n`` elements of ``src`` into ``dst`` (may be ``src``)."""
+    vectors = aligned(src, 16) and aligned(dst, 16)
+    key = (device, kt, inclusive, WG, ITEMS, progress, STAGE, vectors)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = _plan(device, kt, inclusive, WG, ITEMS, progress, STAGE, vectors)
+    kernel, group, tile, packed = plan
+    tiles = -(-n // tile)
+    flags = values_at(tiles) * 4
+    state = device.alloc(flags + 2 * tiles * kt.itemsize)
+    # the counter and flags start at zero; so do the values where they hold the tiles' status
+    device.fill(state, _ZERO, None if packed else flags)
+    device.launch(kernel, tiles * group, group, src, dst, state, np.uint32(n), np.uint32(tiles))
+
+
+_ZERO = np.uint32(0)
+# enqueue's kernel, work-group size, tile and whether the tiles' state is one word, per device,
+# type, kind of scan, parameters and whether the buffers take 16-byte vectors: found once
+_PLANS: dict[tuple[object, ...], tuple[Kernel, int, int, bool]] = {}
+
+
+def _plan(
+    device: Device, kt: np.dtype, inclusive: bool, WG: int, ITEMS: int, progress: int, STAGE: int, vectors: bool
+) -> tuple[Kernel, int, int, bool]:
     items = items_for(kt, ITEMS)
     if STAGE and stage_bytes(WG, items, kt.itemsize) > device.info.local_mem_bytes:
         raise VariantError(
@@ -79,20 +105,15 @@ def enqueue(
         "T": c_type(kt, device),
         "WG": WG,
         "ITEMS": items,
-        "VEC": vector_width(kt, items, src, dst),
+        "VEC": vector_width(kt, items, vectors),
         "INCLUSIVE": int(inclusive),
         "STAGE": STAGE,
         **waits,
     }
     # a compiler that needs more registers than groups of WG have (a tuned WG is for another
     # compiler): smaller tiles
-    WG, kernel = built_within(WG, lambda wg: _kernel(device, {**defines, "WG": wg}))
-    tiles = -(-n // (WG * items))
-    flags = values_at(tiles) * 4
-    state = device.alloc(flags + 2 * tiles * kt.itemsize)
-    # the counter and flags start at zero; so do the values where they hold the tiles' status
-    device.fill(state, np.uint32(0), None if waits["PACKED"] else flags)
-    device.launch(kernel, tiles * WG, WG, src, dst, state, np.uint32(n), np.uint32(tiles))
+    group, kernel = built_within(WG, lambda wg: _kernel(device, {**defines, "WG": wg}))
+    return kernel, group, group * items, bool(waits["PACKED"])
 
 
 def values_at(tiles: int) -> int:
