@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import Buffer, Device
+from ..runtime import Buffer, Device, Kernel
 from ..runtime.traits import groups_per_unit, lookback_defines, with_warp_ops
 from .keys import KEY_KINDS, check_keys
 from .registry import Param, Requirement, Variant, register
@@ -73,25 +73,15 @@ def sort_buffers(
     """
     if n == 0:
         return
-    if not _fits(device, work_group, keys_per_item, values is not None):
-        # the tile of keys fits (the variant requires it); with values, the largest that fits both
-        fitting = [k for k in KEYS_PER_ITEM if k < keys_per_item and _fits(device, work_group, k, True)]
-        keys_per_item = max(fitting, default=1)
-    tile = work_group * keys_per_item
-    tiles = -(-n // tile)
     wide = n >= WIDE_FROM
-    defines = {
-        "WG": work_group,
-        "ITEMS": keys_per_item,
-        "KEY_KIND": KEY_KINDS[np.dtype(key_dtype)],
-        "WITH_VALUES": int(values is not None),
-        "WIDE": int(wide),
-        "LANES": work_group if device.type == "cpu" else 32,
-        **lookback_defines(device, progress),
-    }
-    program = with_warp_ops(device, lambda warp: device.program("sort/onesweep.cl", {**defines, **warp}))
-    histogram, starts = program.kernel("onesweep_histogram"), program.kernel("onesweep_starts")
-    sweep = program.kernel("onesweep_pass")
+    waits = lookback_defines(device, progress)
+    kind, with_values = np.dtype(key_dtype), values is not None
+    key = (device, kind, with_values, wide, work_group, keys_per_item, *waits.values(), device.info.local_mem_bytes)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = _plan(device, kind, with_values, wide, work_group, keys_per_item, waits)
+    histogram, starts, sweep, tile = plan
+    tiles = -(-n // tile)
     # pass p reads chain[p] and writes chain[p + 1]: the last pass lands in the output
     pairs = [(keys, out_keys)] if values is None else [(keys, out_keys), (values, out_values)]
     chains = []
@@ -109,6 +99,39 @@ def sort_buffers(
     for p in range(PASSES):
         moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
         device.launch(sweep, tiles * work_group, work_group, *moved, meta, np.uint32(n), np.uint32(p))
+
+
+# sort_buffers' kernels and tile, per device, key type, values or not, width of the status
+# words, parameters, look-back and local memory (which the tile must fit): found once
+_PLANS: dict[tuple[Any, ...], tuple[Kernel, Kernel, Kernel, int]] = {}
+
+
+def _plan(
+    device: Device,
+    key_dtype: np.dtype,
+    with_values: bool,
+    wide: bool,
+    work_group: int,
+    keys_per_item: int,
+    waits: dict[str, int],
+) -> tuple[Kernel, Kernel, Kernel, int]:
+    """The histogram, digit starts and pass kernels of a sort, and its tile of keys."""
+    if not _fits(device, work_group, keys_per_item, with_values):
+        # the tile of keys fits (the variant requires it); with values, the largest that fits both
+        fitting = [k for k in KEYS_PER_ITEM if k < keys_per_item and _fits(device, work_group, k, True)]
+        keys_per_item = max(fitting, default=1)
+    defines = {
+        "WG": work_group,
+        "ITEMS": keys_per_item,
+        "KEY_KIND": KEY_KINDS[key_dtype],
+        "WITH_VALUES": int(with_values),
+        "WIDE": int(wide),
+        "LANES": work_group if device.type == "cpu" else 32,
+        **waits,
+    }
+    program = with_warp_ops(device, lambda warp: device.program("sort/onesweep.cl", {**defines, **warp}))
+    kernels = program.kernel("onesweep_histogram"), program.kernel("onesweep_starts"), program.kernel("onesweep_pass")
+    return (*kernels, work_group * keys_per_item)
 
 
 def _onesweep(

@@ -72,11 +72,13 @@ def enqueue(
 ) -> None:
     """Enqueue the single-pass scan of ``n`` elements of ``src`` into ``dst`` (may be ``src``)."""
     vectors = aligned(src, 16) and aligned(dst, 16)
-    key = (device, kt, inclusive, WG, ITEMS, progress, STAGE, vectors)
+    waits = lookback_defines(device, progress, kt.itemsize)
+    key = (device, kt, inclusive, WG, ITEMS, STAGE, vectors, *waits.values(), device.info.local_mem_bytes)
     plan = _PLANS.get(key)
     if plan is None:
-        plan = _PLANS[key] = _plan(device, kt, inclusive, WG, ITEMS, progress, STAGE, vectors)
-    kernel, group, tile, packed = plan
+        plan = _PLANS[key] = _plan(device, kt, inclusive, WG, ITEMS, STAGE, vectors, waits)
+    kernel, group, tile = plan
+    packed = waits["PACKED"]
     tiles = -(-n // tile)
     flags = values_at(tiles) * 4
     state = device.alloc(flags + 2 * tiles * kt.itemsize)
@@ -86,21 +88,28 @@ def enqueue(
 
 
 _ZERO = np.uint32(0)
-# enqueue's kernel, work-group size, tile and whether the tiles' state is one word, per device,
-# type, kind of scan, parameters and whether the buffers take 16-byte vectors: found once
-_PLANS: dict[tuple[object, ...], tuple[Kernel, int, int, bool]] = {}
+# enqueue's kernel, work-group size and tile per device, type, kind of scan, parameters, whether
+# the buffers take 16-byte vectors, look-back and local memory (which a staged tile must fit):
+# found once
+_PLANS: dict[tuple[object, ...], tuple[Kernel, int, int]] = {}
 
 
 def _plan(
-    device: Device, kt: np.dtype, inclusive: bool, WG: int, ITEMS: int, progress: int, STAGE: int, vectors: bool
-) -> tuple[Kernel, int, int, bool]:
+    device: Device,
+    kt: np.dtype,
+    inclusive: bool,
+    WG: int,
+    ITEMS: int,
+    STAGE: int,
+    vectors: bool,
+    waits: dict[str, int],
+) -> tuple[Kernel, int, int]:
     items = items_for(kt, ITEMS)
     if STAGE and stage_bytes(WG, items, kt.itemsize) > device.info.local_mem_bytes:
         raise VariantError(
             f"scan/single_pass with STAGE=1 stages {stage_bytes(WG, items, kt.itemsize)} bytes of local "
             f"memory per work-group (WG={WG}, ITEMS={items}); {device.id} has {device.info.local_mem_bytes}"
         )
-    waits = lookback_defines(device, progress, kt.itemsize)
     defines: dict[str, int | str] = {
         "T": c_type(kt, device),
         "WG": WG,
@@ -113,7 +122,7 @@ def _plan(
     # a compiler that needs more registers than groups of WG have (a tuned WG is for another
     # compiler): smaller tiles
     group, kernel = built_within(WG, lambda wg: _kernel(device, {**defines, "WG": wg}))
-    return kernel, group, group * items, bool(waits["PACKED"])
+    return kernel, group, group * items
 
 
 def values_at(tiles: int) -> int:
