@@ -59,22 +59,47 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
 #ifdef PS_LANES
 /* Elements in vectors of PS_LANES (the buffers are 16-byte aligned): work-item g takes vectors
  * g, g + S, ... and the first ps_n % PS_LANES work-items one of the elements after the last whole
- * vector. */
+ * vector. Four vectors are loaded before they are stored: on an H200, x * x over 2^28 + 3 floats
+ * took 0.546 ms of kernel with four, 0.550 with two and 0.559-0.565 with one, against 0.513-0.532
+ * for CuPy's copy of the same bytes; over 2^24, 0.040, 0.041 and 0.044 ms. */
+#ifndef PS_VEC_UNROLL
+#define PS_VEC_UNROLL 4
+#endif
+#if PS_LANES == 4
+#define PS_VEC_REST(ps_r) ps_r.s2 = PS_VEC_AT(2, s2); ps_r.s3 = PS_VEC_AT(3, s3);
+#else
+#define PS_VEC_REST(ps_r)
+#endif
+/* ps_r = the results of vector ps_q_at: its loads, then the user call on each lane */
+#define PS_VEC_RESULT(ps_r, ps_q_at)                                                            \
+    {                                                                                           \
+        uint ps_q = (ps_q_at);                                                                  \
+        uint ps_i = ps_q * PS_LANES;                                                            \
+        PS_VEC_LOADS                                                                            \
+        ps_r.s0 = PS_VEC_AT(0, s0);                                                             \
+        ps_r.s1 = PS_VEC_AT(1, s1);                                                             \
+        PS_VEC_REST(ps_r)                                                                       \
+    }
+
 __kernel void ps_map_vec(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps_e2, uint ps_e3 PS_EXTRA_PARAMS)
 {
     uint stride = get_global_size(0);
     uint vectors = ps_n / PS_LANES;
-    for (uint ps_q = get_global_id(0); ps_q < vectors; ps_q += stride) {
-        uint ps_i = ps_q * PS_LANES;
-        PS_VEC_LOADS
+    uint ps_g = get_global_id(0);
+    /* PS_VEC_UNROLL vectors in flight before their stores, then one at a time */
+    for (; ps_g + (PS_VEC_UNROLL - 1) * stride < vectors; ps_g += PS_VEC_UNROLL * stride) {
+        PS_OUT_VT ps_rs[PS_VEC_UNROLL];
+#pragma unroll
+        for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
+            PS_VEC_RESULT(ps_rs[ps_k], ps_g + ps_k * stride)
+#pragma unroll
+        for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
+            ((__global PS_OUT_VT *)ps_out)[ps_g + ps_k * stride] = ps_rs[ps_k];
+    }
+    for (; ps_g < vectors; ps_g += stride) {
         PS_OUT_VT ps_r;
-        ps_r.s0 = PS_VEC_AT(0, s0);
-        ps_r.s1 = PS_VEC_AT(1, s1);
-#if PS_LANES == 4
-        ps_r.s2 = PS_VEC_AT(2, s2);
-        ps_r.s3 = PS_VEC_AT(3, s3);
-#endif
-        ((__global PS_OUT_VT *)ps_out)[ps_q] = ps_r;
+        PS_VEC_RESULT(ps_r, ps_g)
+        ((__global PS_OUT_VT *)ps_out)[ps_g] = ps_r;
     }
     uint t = vectors * PS_LANES + get_global_id(0);
     if (t < ps_n)
