@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 import parskel as ps
@@ -48,6 +49,20 @@ def test_parameters_are_checked():
         blocks.resolve({"WIDTH": 3})
     with pytest.raises(VariantError, match="no parameter"):
         blocks.resolve({"TILE": 16})
+
+
+@pytest.mark.parametrize("bad", [8.0, np.int64(8)])
+def test_a_value_equal_to_a_valid_one_is_still_refused(device, bad):
+    """Values are remembered per call's parameters, and 8.0 and np.int64(8) hash and compare
+    equal to the 8 a call gave before them: they must still be refused."""
+    blocks = registry.get("matmul", "blocks")
+    assert blocks.resolve({"WIDTH": 8})["WIDTH"] == 8
+    with pytest.raises(VariantError, match="takes an int"):
+        blocks.resolve({"WIDTH": bad})
+    a = np.ones((8, 8), dtype=np.float32)
+    ps.matmul(a, a, variant="blocks", WIDTH=8, device=device)
+    with pytest.raises(VariantError, match="takes an int"):
+        ps.matmul(a, a, variant="blocks", WIDTH=bad, device=device)
 
 
 def test_preferences_follow_vendor_then_type_then_default():

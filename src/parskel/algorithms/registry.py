@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from ..errors import BuildError, DeviceMemoryError, LaunchError, VariantError
 from ..runtime import Device
+from ..runtime.memo import remembered
 from ..tune.database import lookup, ordered
 
 R = TypeVar("R")
@@ -70,25 +71,21 @@ class Variant:
     params: tuple[Param, ...] = ()
     requires: tuple[Requirement, ...] = ()
     tags: frozenset[str] = field(default_factory=frozenset)
+    # resolve's answers, by overrides
+    _resolved: dict[Hashable, dict[str, int]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def resolve(self, overrides: Mapping[str, Any] | None = None) -> dict[str, int]:
-        """The parameter values for a call: defaults, overridden and checked."""
-        try:  # a call in a loop asks again for the values it had
-            key: Any = (id(self), tuple(overrides.items()) if overrides else ())
-            found = _RESOLVED.get(key)
-        except TypeError:  # an unhashable value, refused below
-            key, found = None, None
-        if found is not None and found[0] is self:
-            return dict(found[1])
-        overrides = dict(overrides or {})
+        """The parameter values for a call: defaults, overridden and checked (remembered per
+        overrides, which a call in a loop gives again)."""
+        values = remembered(self._resolved, _params_key(overrides or {}), lambda: self._checked(overrides or {}))
+        return dict(values)
+
+    def _checked(self, overrides: Mapping[str, Any]) -> dict[str, int]:
         known = {p.name: p for p in self.params}
         unknown = set(overrides) - set(known)
         if unknown:
             raise VariantError(f"{self.family}/{self.name} has no parameter {sorted(unknown)}; it has {sorted(known)}")
-        values = {name: p.check(overrides.get(name, p.default)) for name, p in known.items()}
-        if key is not None and len(_RESOLVED) < _MOST_PLANS:
-            _RESOLVED[key] = (self, values)
-        return dict(values)
+        return {name: p.check(overrides.get(name, p.default)) for name, p in known.items()}
 
     def unmet(
         self, device: Device, params: Mapping[str, int] | None = None, context: Mapping[str, int] | None = None
@@ -324,9 +321,14 @@ class _Plan:
 
 
 _PLANS: dict[Any, _Plan] = {}
-# Variant.resolve's answers, by variant (its id: the variant is kept beside its answer) and overrides
-_RESOLVED: dict[Any, tuple[Variant, dict[str, int]]] = {}
 _MOST_PLANS = 4096
+
+
+def _params_key(params: Mapping[str, Any]) -> tuple[tuple[str, type, Any], ...]:
+    """Parameters as a key for what is remembered of them, with each value's type: ``256.0``,
+    ``True`` and ``np.int64(256)`` compare and hash equal to ``256``, and must still be refused
+    as ``256`` is not."""
+    return tuple((name, type(value), value) for name, value in params.items())
 
 
 def _plan(
@@ -340,7 +342,7 @@ def _plan(
     """The dispatch plan of a call (see :func:`dispatch`), made once per family, device, named
     variant, parameters and context: a call in a loop only looks it up."""
     try:
-        key: Any = (family, device, variant, tuple(params.items()), tuple((context or {}).items()))
+        key: Any = (family, device, variant, _params_key(params), tuple((context or {}).items()))
         plan = _PLANS.get(key)
     except TypeError:  # an unhashable parameter value: nothing to remember it by
         key, plan = None, None
