@@ -12,11 +12,13 @@ decoupled fallback (:mod:`parskel.runtime.traits`).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
 from ..runtime import Buffer, Device, Kernel
+from ..runtime.memo import remembered
 from ..runtime.traits import groups_per_unit, lookback_defines, with_warp_ops
 from .keys import KEY_KINDS, check_keys
 from .registry import Param, Requirement, Variant, register
@@ -77,9 +79,7 @@ def sort_buffers(
     waits = lookback_defines(device, progress)
     kind, with_values = np.dtype(key_dtype), values is not None
     key = (device, kind, with_values, wide, work_group, keys_per_item, *waits.values(), device.info.local_mem_bytes)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _PLANS[key] = _plan(device, kind, with_values, wide, work_group, keys_per_item, waits)
+    plan = remembered(_PLANS, key, lambda: _plan(device, kind, with_values, wide, work_group, keys_per_item, waits))
     histogram, starts, sweep, tile = plan
     tiles = -(-n // tile)
     # pass p reads chain[p] and writes chain[p + 1]: the last pass lands in the output
@@ -103,7 +103,7 @@ def sort_buffers(
 
 # sort_buffers' kernels and tile, per device, key type, values or not, width of the status
 # words, parameters, look-back and local memory (which the tile must fit): found once
-_PLANS: dict[tuple[Any, ...], tuple[Kernel, Kernel, Kernel, int]] = {}
+_PLANS: dict[Hashable, tuple[Kernel, Kernel, Kernel, int]] = {}
 
 
 def _plan(

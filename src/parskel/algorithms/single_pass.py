@@ -10,10 +10,13 @@ between work-groups the look-back uses the decoupled fallback (see
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import numpy as np
 
 from ..errors import VariantError
 from ..runtime import Buffer, Device, Kernel, c_type
+from ..runtime.memo import remembered
 from ..runtime.traits import aligned, built_within, lookback_defines, with_warp_ops
 from .registry import Param, Requirement, Variant, register
 from .scans import add_enqueue, host_run
@@ -74,16 +77,14 @@ def enqueue(
     vectors = aligned(src, 16) and aligned(dst, 16)
     waits = lookback_defines(device, progress, kt.itemsize)
     key = (device, kt, inclusive, WG, ITEMS, STAGE, vectors, *waits.values(), device.info.local_mem_bytes)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _PLANS[key] = _plan(device, kt, inclusive, WG, ITEMS, STAGE, vectors, waits)
-    kernel, group, tile = plan
-    packed = waits["PACKED"]
+    kernel, group, tile = remembered(
+        _PLANS, key, lambda: _plan(device, kt, inclusive, WG, ITEMS, STAGE, vectors, waits)
+    )
     tiles = -(-n // tile)
     flags = values_at(tiles) * 4
     state = device.alloc(flags + 2 * tiles * kt.itemsize)
     # the counter and flags start at zero; so do the values where they hold the tiles' status
-    device.fill(state, _ZERO, None if packed else flags)
+    device.fill(state, _ZERO, None if waits["PACKED"] else flags)
     device.launch(kernel, tiles * group, group, src, dst, state, np.uint32(n), np.uint32(tiles))
 
 
@@ -91,7 +92,7 @@ _ZERO = np.uint32(0)
 # enqueue's kernel, work-group size and tile per device, type, kind of scan, parameters, whether
 # the buffers take 16-byte vectors, look-back and local memory (which a staged tile must fit):
 # found once
-_PLANS: dict[tuple[object, ...], tuple[Kernel, int, int]] = {}
+_PLANS: dict[Hashable, tuple[Kernel, int, int]] = {}
 
 
 def _plan(

@@ -387,24 +387,23 @@ class CUDADevice(Device):
         size = pattern.dtype.itemsize
         if nbytes == 0:
             return self._none("fill", "fill")
-        raw = pattern.view(np.uint8)
+        raw = pattern.tobytes()
+        byte = raw[0] if raw.count(raw[0]) == size else None  # one byte repeated (zeros, mostly)
         cp = _cp()
-        if not (self._timed or self._recorders):
-            first = pattern.tobytes()
-            if first.count(first[0]) == size:  # one byte repeated (zeros, mostly): a memset
-                pointer = _pointer(buffer) + offset
-                self._current("fill", cp.cuda.runtime.memsetAsync, pointer, first[0], nbytes, self._stream_pointer())
-                return self._end("fill", "fill", None, mark=False)  # waiting waits for its stream
+        if byte is not None and not (self._timed or self._recorders):  # a bare memset
+            pointer = _pointer(buffer) + offset
+            self._current("fill", cp.cuda.runtime.memsetAsync, pointer, byte, nbytes, self._stream_pointer())
+            return self._end("fill", "fill", None, mark=False)  # waiting waits for its stream
         with self.active("fill"):
             start = self._begin()
-            if (raw == raw[0]).all():
-                cp.cuda.runtime.memsetAsync(_pointer(buffer) + offset, int(raw[0]), nbytes, self._stream_pointer())
+            if byte is not None:
+                cp.cuda.runtime.memsetAsync(_pointer(buffer) + offset, byte, nbytes, self._stream_pointer())
             elif size in (2, 4, 8):
                 word = pattern.view(f"u{size}")
                 view = cp.ndarray((nbytes // size,), dtype=word.dtype, memptr=buffer.handle + offset)
                 view.fill(word[0])
             else:  # a record whose bytes differ: copy the pattern out once per element
-                tiled = np.tile(raw, nbytes // size)
+                tiled = np.tile(pattern.view(np.uint8), nbytes // size)
                 cp.cuda.runtime.memcpyAsync(
                     _pointer(buffer) + offset, tiled.ctypes.data, nbytes, _MEMCPY_DEFAULT, self._stream_pointer()
                 )
