@@ -325,9 +325,9 @@ _MOST_PLANS = 4096
 
 
 def _params_key(params: Mapping[str, Any]) -> tuple[tuple[str, type, Any], ...]:
-    """Parameters as a key for what is remembered of them, with each value's type: ``256.0``,
-    ``True`` and ``np.int64(256)`` compare and hash equal to ``256``, and must still be refused
-    as ``256`` is not."""
+    """Parameters as a key for what is remembered of them, with each value's type: ``256.0`` and
+    ``np.int64(256)`` compare and hash equal to ``256`` (as ``True`` does to ``1``), and must
+    still be refused where ``256`` is not."""
     return tuple((name, type(value), value) for name, value in params.items())
 
 
