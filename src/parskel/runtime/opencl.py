@@ -7,6 +7,7 @@ NVIDIA: ``~/.nv/ComputeCache``), PyOpenCL's binary cache otherwise.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import os
@@ -205,6 +206,9 @@ class OpenCLDevice(Device):
         self._partitions: dict[int, list[Device]] = {}
         # host arrays that enqueued commands work in, kept alive until those commands are done
         self._held: collections.deque[tuple[Any, list[np.ndarray]]] = collections.deque()
+        # weak references to the buffers that are host arrays' memory (see host_buffer)
+        self._host_buffers: set[weakref.ref[Buffer]] = set()
+        self._exit_hooked = False
 
     @property
     def queue(self) -> Any:
@@ -304,8 +308,13 @@ class OpenCLDevice(Device):
     def host_buffer(self, array: np.ndarray, *, upload: bool = True) -> Buffer:
         array = _contiguous(array)
         # kernels assume vector elements aligned to their size (a float16 to 64 bytes), which
-        # NumPy's memory need not be: such an array gets memory of its own
-        misaligned = host_address(array) % alignment(array.dtype) != 0
+        # NumPy's memory need not be: such an array gets memory of its own. A scalar type needs
+        # NumPy's own alignment, which the array's flags tell without its address.
+        dtype = array.dtype
+        if dtype.names is None:
+            misaligned = not array.flags.aligned
+        else:
+            misaligned = host_address(array) % alignment(dtype) != 0
         if array.nbytes == 0 or not self.shares_host_memory or misaligned:
             return super().host_buffer(array, upload=upload)
         # the array's own memory; a read-only array (a borrowed input) can only be read
@@ -317,10 +326,23 @@ class OpenCLDevice(Device):
         if upload:  # nothing moves, and the timing split shows it
             self._event("upload", "upload: the device reads the host array itself", None)
         buffer = Buffer(self, array.nbytes, handle, host=array)
-        # the kernels enqueued on it may still read or write the array's memory when the buffer
+        # the commands enqueued on it may still read or write the array's memory when the buffer
         # goes (a result nobody kept, or the interpreter's exit): they finish before it is freed
-        weakref.finalize(buffer, self.finish)
+        if not self._exit_hooked:
+            self._exit_hooked = True
+            atexit.register(self._finish_at_exit)
+        self._host_buffers.add(weakref.ref(buffer, self._host_buffer_gone))
         return buffer
+
+    def _host_buffer_gone(self, ref: weakref.ref[Buffer]) -> None:
+        self._host_buffers.discard(ref)
+        self.finish()
+
+    def _finish_at_exit(self) -> None:
+        """At the interpreter's exit, the commands on host arrays' memory finish before the
+        arrays are freed (registered with the device's first such buffer)."""
+        if self._host_buffers:
+            self.finish()
 
     def upload(self, buffer: Buffer, host: np.ndarray, *, offset: int = 0, wait: bool = False) -> Event:
         host = _contiguous(host)
@@ -465,41 +487,43 @@ class OpenCLDevice(Device):
     def launch(self, kernel: Kernel, global_size: Size, local_size: Size | None, *args: Any) -> Event:
         assert isinstance(kernel, OpenCLKernel)
         gsize, lsize = kernel.geometry(global_size, local_size, self.info)
-        handle: Any = None
-        nbytes = -1
-        if self._inline_idle():
-            nbytes = _small(gsize, args, kernel.inline_bytes)
-            if nbytes >= 0:
-                handle = kernel.inline_handle()
-        inline = handle is not None
-        if not inline:
-            handle = kernel.handle
+        nbytes = 0  # of the launch's buffers
         local_bytes = kernel.local_mem_bytes
         for arg in args:
-            if isinstance(arg, Local):
+            kind = type(arg)
+            if kind is Buffer:
+                nbytes += arg.nbytes
+            elif kind is Local:
                 local_bytes += arg.nbytes
         if local_bytes > self.info.local_mem_bytes:
             raise LaunchError(
                 f"kernel {kernel.name} needs {local_bytes} bytes of local memory per work-group; "
                 f"{self.id} has {self.info.local_mem_bytes}"
             )
+        handle: Any = None
+        if nbytes <= kernel.inline_bytes and self._inline_idle() and _few_items(gsize):
+            handle = kernel.inline_handle()
+        inline = handle is not None
+        if not inline:
+            handle = kernel.handle
         arrays = []  # the host arrays of host-memory buffers, held while the command may use them
         scalars = kernel.scalars[inline]
         try:
             for i, arg in enumerate(args):
-                if isinstance(arg, Buffer):
+                kind = type(arg)
+                if kind is Buffer:
                     handle.set_arg(i, arg.handle)
                     if arg.host is not None:
                         arrays.append(arg.host)
                 elif isinstance(arg, np.generic):
                     last = scalars.get(i)
-                    if last is None or type(last) is not type(arg) or last != arg:
+                    if last is None or type(last) is not kind or last != arg:
                         _set_scalar(handle, i, arg)
-                        if type(arg) in _NUMBERS:
+                        if kind in _NUMBERS:
                             scalars[i] = arg
                         else:
                             scalars.pop(i, None)
-                elif isinstance(arg, Local):
+                elif kind is Local:
                     handle.set_arg(i, cl.LocalMemory(max(arg.nbytes, 1)))
                     scalars.pop(i, None)
                 else:
@@ -741,6 +765,8 @@ def _advice(why: str) -> str:
 
 
 def _contiguous(host: np.ndarray) -> np.ndarray:
+    if type(host) is np.ndarray and host.ndim and host.flags.c_contiguous:
+        return host
     if not isinstance(host, np.ndarray):
         raise TypeError(f"expected a NumPy array, got {type(host).__name__}")
     return np.ascontiguousarray(host)
@@ -765,20 +791,14 @@ _CHAIN_BYTES = 1 << 20
 _CHAIN_SECONDS = 100e-6
 
 
-def _small(gsize: tuple[int, ...], args: Sequence[Any], most: int) -> int:
-    """The bytes of a launch's buffers if it is small enough for the inline queue (few
-    work-items, at most ``most`` bytes: running it in one thread then costs less than handing
-    it to the worker threads), else -1."""
+def _few_items(gsize: tuple[int, ...]) -> bool:
+    """Whether a launch of ``gsize`` work-items is small enough for the inline queue (with at
+    most :attr:`OpenCLKernel.inline_bytes` of buffers: running it in one thread then costs
+    less than handing it to the worker threads)."""
     items = 1
     for g in gsize:
         items *= g
-    if items > _INLINE_ITEMS:
-        return -1
-    nbytes = 0
-    for arg in args:
-        if isinstance(arg, Buffer):
-            nbytes += arg.nbytes
-    return nbytes if nbytes <= most else -1
+    return items <= _INLINE_ITEMS
 
 
 def _host_arrays(buffers: Sequence[Buffer]) -> list[np.ndarray]:

@@ -52,10 +52,12 @@ class Skeleton:
     ) -> list[Container]:
         """Check that the inputs are containers on one device (and of one shape if asked), of
         bool elements only where the skeleton takes them (``bools``)."""
-        first = check_container(values[0], f"{self.name}: {names[0]}")
+        first = values[0]
+        if not isinstance(first, Container):
+            check_container(first, f"{self.name}: {names[0]}")
         found = [first]
-        for value, name in zip(values, names):
-            if not bools and isinstance(value, Container) and value.dtype.kind == "b":
+        for value, name in zip(values, names) if not bools else ():
+            if isinstance(value, Container) and value.dtype.kind == "b":
                 raise DTypeError(
                     f"{self.name}: {name} holds bools, which Map, Zip and Generate take; convert it with "
                     "astype(np.uint8) for this skeleton"
@@ -106,7 +108,7 @@ def _placed(call: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(call)
     def placed(self: Skeleton, *args: Any, **kwargs: Any) -> Any:
-        for value in (*args, *kwargs.values()):
+        for value in (*args, *kwargs.values()) if kwargs else args:
             if isinstance(value, Container) and value.distribution is not None:
                 return value.distribution.run(self, call, args, kwargs)
         return call(self, *args, **kwargs)

@@ -160,7 +160,9 @@ class Elementwise(Skeleton):
         ndim = shape_like.ndim
         dtypes = tuple([c.dtype for c in inputs])
         key = (dev, dtypes, ndim)
-        plan = self._plan(key, lambda: self._build(dev, tuple(c.c_type for c in inputs), dtypes, ndim))
+        plan = self._plans.get(key) or self._plan(
+            key, lambda: self._build(dev, tuple(c.c_type for c in inputs), dtypes, ndim)
+        )
         n = shape_like.size
         check_size(n, self.name)
         args, written = bind_extras(self.fn, extras, dev) if extras or self.fn.extras else ([], [])
@@ -176,7 +178,8 @@ class Elementwise(Skeleton):
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
         shape = shape_like.shape
-        count, extents, first, items, vec_items = remembered(plan.sizes, shape, lambda: _sizes(plan, dev, shape, n))
+        sizes = plan.sizes.get(shape) or remembered(plan.sizes, shape, lambda: _sizes(plan, dev, shape, n))
+        count, extents, first, items, vec_items = sizes
         if vec_items and plan.vec is not None and all([aligned(b, 16) for b in head]):
             dev.launch(plan.vec, vec_items, plan.group, *head, count, *extents, *args)
         else:
