@@ -84,8 +84,10 @@
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1))) BOUNDS
 void xgemm(__global const T *a, __global const T *b, __global T *c, uint m, uint n, uint k)
 {
-    __local T als[2][KWG * ALD];
-    __local T bls[2][KWG * NWG];
+    /* aligned to a vector, which the tiles are read and written in: a compiler that knows only
+     * T's alignment (NVIDIA's OpenCL) splits each vector access into VW scalar ones */
+    __local T als[2][KWG * ALD] __attribute__((aligned(VW * sizeof(T))));
+    __local T bls[2][KWG * NWG] __attribute__((aligned(VW * sizeof(T))));
     uint tx = get_local_id(0), ty = get_local_id(1);
     uint t = ty * NDIMC + tx;
     uint m0 = get_group_id(1) * MWG, n0 = get_group_id(0) * NWG;
