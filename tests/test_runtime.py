@@ -313,6 +313,32 @@ def test_a_buffer_over_a_host_array_waits_for_the_device_before_it_goes(device, 
     assert waits == [1, 1]
 
 
+def test_opencl_memory_freed_on_a_queue_is_reused_there_and_not_on_another(device):
+    if device.backend != "opencl":
+        pytest.skip(f"{device.id} allocates through CuPy's pool")
+    nbytes = 3 << 20
+    first = device.alloc(nbytes)
+    device.fill(first, np.uint32(7))
+    device.finish()
+    handle = first.handle.int_ptr
+    del first
+    gc.collect()
+    with device.on(device.stream()):  # another queue: its own pool, never the block just freed
+        elsewhere = device.alloc(nbytes)
+        assert elsewhere.handle.int_ptr != handle
+    again = device.alloc(nbytes)  # the device's own queue: the freed block, reused
+    assert again.handle.int_ptr == handle
+    out = np.empty(nbytes // 4, np.uint32)
+    device.fill(again, np.uint32(9))
+    device.download(again, out)
+    assert (out == 9).all()
+    del again, elsewhere
+    gc.collect()
+    assert sum(pool.held_blocks for pool in device._pools.values()) >= 2
+    device.release_held_memory()
+    assert sum(pool.held_blocks for pool in device._pools.values()) == 0
+
+
 # PoCL's inline queue --------------------------------------------------------------------------
 
 
