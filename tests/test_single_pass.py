@@ -15,7 +15,7 @@ import pytest
 
 import parskel as ps
 from parskel.algorithms import onesweep, scans
-from parskel.errors import LaunchError, VariantError
+from parskel.errors import LaunchError
 from parskel.runtime import traits
 from test_scan import assert_scan, sample, skip_without_fp64
 from test_sort import DISTRIBUTIONS, extreme_keys, random_keys
@@ -73,9 +73,18 @@ def test_scan_through_local_memory(device, rng, spins, dtype, params):
     assert_scan(got, x, True)
 
 
-def test_a_staged_tile_larger_than_local_memory_is_refused(device):
-    with pytest.raises(VariantError, match="STAGE"):
-        ps.scan(np.ones(10, np.int32), variant="single_pass", device=device, STAGE=1, WG=1024, ITEMS=32)
+def test_a_staged_tile_larger_than_local_memory_takes_fewer_elements_a_work_item(device, rng):
+    # 1024 x 32 elements do not fit 48 KiB, in 4 bytes or 8: the tile takes the most that fit
+    from parskel.algorithms.single_pass import ITEMS_CHOICES, stage_bytes, stage_limit, staged_items
+
+    for dtype in (np.int32, np.int64, np.float64) if device.info.fp64 else (np.int32, np.int64):
+        items = staged_items(device, 1024, 32, np.dtype(dtype).itemsize)
+        assert 0 < items < 32 and stage_bytes(1024, items, np.dtype(dtype).itemsize) <= stage_limit(device)
+        larger = [k for k in ITEMS_CHOICES if k > items]
+        assert stage_bytes(1024, larger[0], np.dtype(dtype).itemsize) > stage_limit(device)
+        x = rng.integers(-50, 50, 300_001).astype(dtype)
+        got = ps.scan(x, variant="single_pass", device=device, STAGE=1, WG=1024, ITEMS=32, inclusive=True)
+        np.testing.assert_array_equal(got, np.cumsum(x, dtype=dtype))
 
 
 def stable_order(keys: np.ndarray) -> np.ndarray:

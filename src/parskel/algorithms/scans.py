@@ -134,7 +134,8 @@ def scan(
         if done is not None:
             return done
     run = lambda v, p: v.run(dev, arr, inclusive=inclusive, **p)
-    return returned(registry.dispatch("scan", dev, variant, params, run, {"n": arr.size}))
+    context = {"n": arr.size, "itemsize": arr.dtype.itemsize}
+    return returned(registry.dispatch("scan", dev, variant, params, run, context))
 
 
 def scan_buffer(
@@ -173,7 +174,7 @@ def scan_buffer(
         if n:
             _ENQUEUE[chosen.name](device, src, dst, n, kt, inclusive, **values)
 
-    registry.dispatch("scan", device, variant, params, enqueue, {"n": n})
+    registry.dispatch("scan", device, variant, params, enqueue, {"n": n, "itemsize": kt.itemsize})
 
 
 def scans_buffers(name: str) -> bool:

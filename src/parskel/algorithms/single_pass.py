@@ -32,6 +32,10 @@ PROGRESS = Param(
 )
 
 
+#: The elements per work-item the variant is built for (besides 0: 64 bytes' worth).
+ITEMS_CHOICES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+
+
 def items_for(dtype: np.dtype, items: int) -> int:
     """Elements per work-item: ``items``, or 64 bytes' worth when 0."""
     return items or max(ITEM_BYTES // dtype.itemsize, 1)
@@ -43,10 +47,25 @@ def stage_bytes(wg: int, items: int, itemsize: int) -> int:
     return (tile + tile // 32 + 1) * itemsize
 
 
-def _staged_fits(device: Device, p: dict[str, int]) -> bool:
-    itemsize = p.get("itemsize", 4)
-    items = items_for(np.dtype(f"u{itemsize}"), p["ITEMS"])
-    return stage_bytes(p["WG"], items, itemsize) <= min(device.info.local_mem_bytes, 48 << 10)
+def stage_limit(device: Device) -> int:
+    """The most bytes a staged tile may take: the device's local memory, at most 48 KiB (a CUDA
+    kernel's static shared memory)."""
+    return min(device.info.local_mem_bytes, 48 << 10)
+
+
+def staged_items(device: Device, wg: int, items: int, itemsize: int) -> int:
+    """The elements per work-item of a staged tile: ``items``, or the most of the variant's
+    choices below it whose tile fits the device (a tile tuned for 4-byte elements halves for
+    8-byte ones); 0 if not even one element a work-item fits.
+
+    >>> class _Info: local_mem_bytes = 48 << 10
+    >>> class _Device: info = _Info()
+    >>> staged_items(_Device(), 256, 32, 4), staged_items(_Device(), 256, 32, 8)
+    (32, 16)
+    """
+    limit = stage_limit(device)
+    fitting = [k for k in ITEMS_CHOICES if 0 < k <= items and stage_bytes(wg, k, itemsize) <= limit]
+    return max(fitting, default=0)
 
 
 def vector_width(dtype: np.dtype, items: int, aligned: bool) -> int:
@@ -106,11 +125,14 @@ def _plan(
     waits: dict[str, int],
 ) -> tuple[Kernel, int, int]:
     items = items_for(kt, ITEMS)
-    if STAGE and stage_bytes(WG, items, kt.itemsize) > device.info.local_mem_bytes:
-        raise VariantError(
-            f"scan/single_pass with STAGE=1 stages {stage_bytes(WG, items, kt.itemsize)} bytes of local "
-            f"memory per work-group (WG={WG}, ITEMS={items}); {device.id} has {device.info.local_mem_bytes}"
-        )
+    if STAGE:
+        fitting = staged_items(device, WG, items, kt.itemsize)
+        if not fitting:
+            raise VariantError(
+                f"scan/single_pass with STAGE=1 stages {stage_bytes(WG, 1, kt.itemsize)} bytes of local memory "
+                f"per work-group at least (WG={WG}); {device.id} allows {stage_limit(device)}"
+            )
+        items = fitting
     defines: dict[str, int | str] = {
         "T": c_type(kt, device),
         "WG": WG,
@@ -150,7 +172,12 @@ register(
         run=host_run(_NAME, f"Scan ``x`` with {_NAME}: {_SUMMARY}."),
         params=(
             Param("WG", 256, (64, 128, 256, 512, 1024), "work-group size (work-items)"),
-            Param("ITEMS", 0, (0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32), "elements per work-item (0: 64 bytes' worth)"),
+            Param(
+                "ITEMS",
+                0,
+                (0, *ITEMS_CHOICES),
+                "elements per work-item (0: 64 bytes' worth; with STAGE=1, at most what local memory holds)",
+            ),
             PROGRESS,
             Param("STAGE", 0, (0, 1), "1: tiles read and written through local memory in whole lines"),
         ),
@@ -159,14 +186,8 @@ register(
                 "work-group size WG <= the device's maximum", lambda dev, p: p["WG"] <= dev.info.max_work_group_size
             ),
             Requirement(
-                "with STAGE=1, the staged tile fits the device's local memory (48 KiB at most on CUDA)",
-                lambda dev, p: (
-                    not p.get("STAGE")
-                    or stage_bytes(
-                        p["WG"], items_for(np.dtype(f"u{p.get('itemsize', 4)}"), p["ITEMS"]), p.get("itemsize", 4)
-                    )
-                    <= min(dev.info.local_mem_bytes, 48 << 10)
-                ),
+                "with STAGE=1, one element a work-item fits the device's local memory (48 KiB at most on CUDA)",
+                lambda dev, p: not p.get("STAGE") or stage_bytes(p["WG"], 1, p.get("itemsize", 4)) <= stage_limit(dev),
             ),
         ),
     )
