@@ -8,6 +8,7 @@ test only needs the NVRTC library (``pip install cupy-cuda12x nvidia-cuda-nvrtc-
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -330,6 +331,47 @@ def test_sort_with_values_and_matmul_take_cupy_arrays(cuda, rng) -> None:
     c = _device_only(cuda, lambda: ps.matmul(ad, bd))
     assert isinstance(c, cupy.ndarray) and c.shape == (70, 45)
     np.testing.assert_allclose(c.get(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def _keys(rng, dtype, shape):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind == "f":
+        keys = (rng.standard_normal(shape) * 100).astype(dtype)
+        keys.flat[::97] = np.nan
+        return keys
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, shape, dtype=np.uint64 if info.max >= 2**63 else np.int64).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint64, np.int64, np.float64, np.int16, np.uint8, np.float16, np.bool_])
+def test_cupy_arrays_of_other_types_and_axes_sort_and_scan_on_their_gpu(cuda, rng, dtype) -> None:
+    # keys other than the kernels' 32-bit ones, and axes other than the last, go through rows
+    # (the ordering words, the segmented scan): a CuPy array stays one, with no host copies
+    cupy = _cupy()
+    for shape, axis in (((4001,), -1), ((23, 171), 0), ((3, 5, 7), 1)):
+        host = _keys(rng, dtype, shape)
+        device = cupy.asarray(host)
+        values = np.arange(host.size, dtype=np.float64).reshape(shape)
+        got = _device_only(cuda, functools.partial(ps.sort, device, axis=axis))
+        assert isinstance(got, cupy.ndarray) and got.dtype == host.dtype
+        want = np.sort(host, axis=axis, kind="stable")
+        np.testing.assert_array_equal(got.get(), want)  # the keys hold no zeros of either sign
+        pair = _device_only(cuda, functools.partial(ps.sort, device, cupy.asarray(values), axis=axis))
+        order = np.argsort(host, axis=axis, kind="stable")
+        np.testing.assert_array_equal(pair[0].get(), want)
+        np.testing.assert_array_equal(pair[1].get(), np.take_along_axis(values, order, axis=axis))
+        scanned = _device_only(cuda, functools.partial(ps.scan, device, axis=axis, inclusive=True))
+        assert isinstance(scanned, cupy.ndarray)
+        if host.dtype == np.float16:  # summed in float32, rounded once
+            want_sums = np.cumsum(host.astype(np.float32), axis=axis).astype(np.float16)
+            np.testing.assert_allclose(scanned.get(), want_sums, rtol=1e-3)
+        elif host.dtype.kind == "f":
+            np.testing.assert_allclose(scanned.get(), np.cumsum(host, axis=axis), rtol=1e-9)
+        else:
+            np.testing.assert_array_equal(scanned.get(), np.cumsum(host, axis=axis))
+        np.testing.assert_array_equal(device.get(), host)  # the input is untouched
 
 
 def test_vector_shares_a_cupy_array_and_exports_its_result(cuda) -> None:

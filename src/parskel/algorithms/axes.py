@@ -37,13 +37,14 @@ def to_rows(array: Any, axis: int) -> tuple[Any, Callable[[Any], Any]]:
     """``array`` with ``axis`` moved last, as a C-contiguous 2D array of rows (a copy unless the
     axis is already last), and the function that gives a result of that 2D shape (or of that
     shape with another dtype) back in ``array``'s layout, C-contiguous."""
+    # like=: a device array (CuPy) stays one, as np.moveaxis keeps it through its dispatch
     moved = np.moveaxis(array, axis, -1) if axis != array.ndim - 1 else array
     shape = moved.shape
     count = int(np.prod(shape[:-1], dtype=np.int64))
-    rows = np.ascontiguousarray(moved).reshape(count, shape[-1])
+    rows = np.ascontiguousarray(moved, like=moved).reshape(count, shape[-1])
 
     def restore(result: Any) -> Any:
         back = result.reshape(shape)
-        return back if axis == array.ndim - 1 else np.ascontiguousarray(np.moveaxis(back, -1, axis))
+        return back if axis == array.ndim - 1 else np.ascontiguousarray(np.moveaxis(back, -1, axis), like=back)
 
     return rows, restore
