@@ -374,6 +374,28 @@ def test_cupy_arrays_of_other_types_and_axes_sort_and_scan_on_their_gpu(cuda, rn
         np.testing.assert_array_equal(device.get(), host)  # the input is untouched
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, np.uint8, np.complex64])
+def test_cupy_matmul_of_stacks_vectors_and_other_types_stays_on_the_gpu(cuda, rng, dtype) -> None:
+    # products other than two float32 matrices go through the batched kernel, whose operands
+    # were made contiguous by NumPy, which refused CuPy's arrays
+    cupy = _cupy()
+    for sa, sb in (((37, 45), (45, 29)), ((3, 20, 30), (30, 7)), ((2, 1, 8, 9), (4, 9, 5)), ((45,), (45, 6))):
+        if np.dtype(dtype).kind in "fc":
+            a, b = (rng.standard_normal(s) * 4 for s in (sa, sb))
+            a, b = a.astype(dtype), b.astype(dtype)
+        else:
+            a, b = (rng.integers(0, 9, s).astype(dtype) for s in (sa, sb))
+        got = ps.matmul(cupy.asarray(a), cupy.asarray(b))
+        assert isinstance(got, cupy.ndarray)
+        want = np.matmul(a, b)
+        assert got.dtype == want.dtype
+        if want.dtype.kind in "fc":
+            tolerance = 1e-2 if dtype == np.float16 else 1e-4
+            np.testing.assert_allclose(got.get(), want, rtol=tolerance, atol=tolerance * 10)
+        else:
+            np.testing.assert_array_equal(got.get(), want)
+
+
 def test_vector_shares_a_cupy_array_and_exports_its_result(cuda) -> None:
     cupy = _cupy()
     x = cupy.arange(10_000, dtype=cupy.float32)

@@ -73,8 +73,9 @@ def matmul_any(dev: Device, a: Any, b: Any, variant: str | None, params: dict[st
     stack, m, k, n, out_shape = shapes(a, b)
     if dtype.kind in "fc" and dtype != np.float16:
         c_type(np.dtype(f"f{dtype.itemsize // (2 if dtype.kind == 'c' else 1)}"), dev)  # refuses fp64 without it
-    a3 = np.ascontiguousarray(a.reshape(1, -1) if a.ndim == 1 else a)
-    b3 = np.ascontiguousarray(b.reshape(-1, 1) if b.ndim == 1 else b)
+    # like=: a device array (CuPy) stays one
+    a3 = np.ascontiguousarray(a.reshape(1, -1) if a.ndim == 1 else a, like=a)
+    b3 = np.ascontiguousarray(b.reshape(-1, 1) if b.ndim == 1 else b, like=b)
     products = int(np.prod(stack, dtype=np.int64))
     by_variants = a.dtype == b.dtype == dtype and dtype in (np.float32, np.float64)
     if variant is not None or params:
