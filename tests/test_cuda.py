@@ -396,6 +396,45 @@ def test_cupy_matmul_of_stacks_vectors_and_other_types_stays_on_the_gpu(cuda, rn
             np.testing.assert_array_equal(got.get(), want)
 
 
+def _host_form(result):
+    """A primitive's result with each CuPy array brought to the host, and whether any array in it
+    was a NumPy array (a device array's result must stay on its device)."""
+    cupy = _cupy()
+    if isinstance(result, tuple):
+        parts = [_host_form(r) for r in result]
+        return tuple(p[0] for p in parts), any(p[1] for p in parts)
+    if isinstance(result, cupy.ndarray):
+        return result.get(), False
+    return result, isinstance(result, np.ndarray)
+
+
+def test_primitives_of_cupy_arrays_give_cupy_arrays_equal_to_the_host_calls(cuda, rng) -> None:
+    # histogram's edges, copy_if and partition_if came back as NumPy arrays, top_k raised
+    cupy = _cupy()
+    floats = (rng.standard_normal(3001) * 10).astype(np.float32)
+    ints = rng.integers(0, 20, 3001).astype(np.int32)
+    table = (rng.standard_normal((17, 33)) * 5).astype(np.float64)
+    positive = "int keep(float v) { return v > 0; }"
+    calls = {
+        "histogram": lambda x: ps.histogram(x(floats), bins=16),
+        "histogram density": lambda x: ps.histogram(x(floats), bins=7, range=(-5, 5), density=True),
+        "copy_if": lambda x: ps.copy_if(x(floats), positive),
+        "partition_if": lambda x: ps.partition_if(x(floats), positive),
+        "top_k": lambda x: ps.top_k(x(table), 5, axis=0),
+        "unique": lambda x: ps.unique(x(ints), return_index=True, return_inverse=True, return_counts=True),
+        "argsort": lambda x: ps.argsort(x(table), axis=0),
+        "searchsorted": lambda x: ps.searchsorted(x(np.sort(ints)), x(ints)),
+        "bincount": lambda x: ps.bincount(x(ints), weights=x(floats)),
+    }
+    for name, call in calls.items():
+        want, _ = _host_form(call(lambda a: a))
+        got, on_host = _host_form(call(cupy.asarray))
+        assert not on_host, f"{name}: a NumPy array came back for a CuPy input"
+        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert np.asarray(g).dtype == np.asarray(w).dtype, name
+            np.testing.assert_allclose(g, w, rtol=1e-6, err_msg=name)
+
+
 def test_vector_shares_a_cupy_array_and_exports_its_result(cuda) -> None:
     cupy = _cupy()
     x = cupy.arange(10_000, dtype=cupy.float32)

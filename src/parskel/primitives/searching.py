@@ -109,7 +109,8 @@ def histogram(
     device: Device | str | None = None,
 ) -> tuple[Any, Any]:
     """The histogram of ``a`` (flattened) as ``np.histogram``: the counts (int64; float64 with
-    ``density=True``) and the bin edges, which are NumPy's own. ``bins`` is a number of even
+    ``density=True``) and the bin edges, which are NumPy's own (a device array of its device for a
+    device array, as CuPy gives them). ``bins`` is a number of even
     bins over ``range`` (by default the data's), a sequence of ascending edges, or one of
     NumPy's rules ("auto", ...; NumPy arrays only). An element ``x`` counts for bin ``b`` where
     ``edges[b] <= x < edges[b + 1]``, the last bin also taking its right edge; NaNs and elements
@@ -144,9 +145,11 @@ def histogram(
     counts = _count(dev, staged(dev, arr), arr.size, arr, spec, {"MODE": 1, "EVEN": int(even)}, nbins, edges, flat)
     if flat is not None:
         counts = counts.astype(flat.dtype, copy=False)
+    if not isinstance(arr, np.ndarray):  # a device array's edges are one too, as CuPy gives them
+        edges = dev.view(dev.to_device(edges), edges.shape, edges.dtype)
     if density:
         counts = counts / np.diff(edges) / counts.sum()
-    return returned(counts), edges
+    return returned((counts, edges))
 
 
 def _edges(arr: Any, bins: Any, value_range: Any) -> np.ndarray:

@@ -22,6 +22,7 @@ from ..algorithms.ordering import sort_rows
 from ..containers.base import Container
 from ..errors import ArgumentError, ShapeError, UserFunctionError
 from ..runtime import Device
+from ..runtime.arrays import is_device_array
 from ..skeletons import Map, function
 from ..skeletons.userfn import UserFunction, UserSource
 from .base import as_container, compact
@@ -68,7 +69,11 @@ class Select:
         flags = self._flag_map(vector.dtype, vector.device)(vector)
         assert isinstance(flags, Container)
         dev, n = vector.device, vector.size
-        like = vector.to_host() if dev.backend != "cuda" else np.asarray(vector)
+        # the result is of the input's kind: a device array's is one of its device, else a NumPy array
+        if is_device_array(a) and not isinstance(a, Container):
+            like = dev.view(vector.to_device(), vector.shape, vector.dtype)
+        else:
+            like = np.empty(0, vector.dtype)
         out, count = compact(dev, vector.to_device(), flags.to_device(), n, like, partition=partition)
         return returned(out), count
 
@@ -164,16 +169,16 @@ def top_k(
     rows, _ = to_rows(arr, axis)
     keys = rows + rows.dtype.type(0) if rows.dtype.kind == "f" else rows  # -0.0 as +0.0: equal, as in NumPy
     if largest:  # the stable ascending order of the reversed rows, read from its end: ties by position
-        flipped = np.ascontiguousarray(keys[:, ::-1])
+        flipped = np.ascontiguousarray(keys[:, ::-1], like=keys)
         order = sort_rows(dev, flipped, None, sorted_keys=False, order=True)[2]
         positions = (length - 1) - order[:, ::-1][:, :k]
     else:
         positions = sort_rows(dev, keys, None, sorted_keys=False, order=True)[2][:, :k]
-    positions = np.ascontiguousarray(positions)
+    positions = np.ascontiguousarray(positions, like=positions)
     values = np.take_along_axis(rows, positions, 1)
     moved = np.moveaxis(arr, axis, -1).shape[:-1] + (k,)
 
     def back(x: Any) -> Any:
-        return np.ascontiguousarray(np.moveaxis(x.reshape(moved), -1, axis))
+        return np.ascontiguousarray(np.moveaxis(x.reshape(moved), -1, axis), like=x)
 
     return returned((back(values), back(positions)))
