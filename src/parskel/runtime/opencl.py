@@ -261,20 +261,26 @@ class OpenCLDevice(Device):
         # command that used it (as CuPy's pool does per stream). A new buffer costs a driver
         # allocation, which NVIDIA's OpenCL makes at the buffer's first use: 0.4 ms for a
         # sort's 64 MiB of scratch at 2^24 keys, most of the sort's own time.
-        if self._active is not None:
-            queue = self._active.handle
-        else:
-            self._settle_inline()
-            queue = self._main_queue()
+        queue = self._active.handle if self._active is not None else self._main_queue()
         pool = self._pools.get(queue)
         with _translated(self):
             if pool is None:
-                pool = self._pools[queue] = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(queue))
-            held = pool.held_blocks
+                with warnings.catch_warnings():  # a CPU device's deferred allocator, chosen (below)
+                    warnings.simplefilter("ignore", UserWarning)
+                    pool = self._pools[queue] = cl_tools.MemoryPool(self._allocator(queue))
             handle = pool.allocate(max(nbytes, 1))
-        if pool.held_blocks == held and self._active is None:
-            self._busy = True  # a new block: the pool wrote to it on the main queue to allocate it
         return Buffer(self, nbytes, handle)
+
+    def _allocator(self, queue: Any) -> Any:
+        """What a pool allocates new buffers with. On a GPU, a write of a few bytes into each
+        new buffer, enqueued on ``queue``, makes the driver allocate at once, so that a failure
+        is seen (and the pools give back what they hold) where it can be mended; nothing reads a
+        new buffer before the commands enqueued after that write. A CPU device's memory is the
+        host's, allocated at once anyway: there nothing is enqueued, which PoCL's inline queue,
+        beside the main one, would not wait for."""
+        if self.info.type == "cpu":
+            return cl_tools.DeferredAllocator(self.context)
+        return cl_tools.ImmediateAllocator(queue)
 
     def release_held_memory(self) -> None:
         """Give the memory the device's pools hold for reuse back to the driver (the pools give
