@@ -352,8 +352,10 @@ class OpenCLDevice(Device):
         flags = cl.mem_flags.USE_HOST_PTR | (
             cl.mem_flags.READ_WRITE if array.flags.writeable else cl.mem_flags.READ_ONLY
         )
-        with _translated(self):
+        try:
             handle = cl.Buffer(self.context, flags, hostbuf=array)
+        except cl.Error as exc:
+            raise _translate(self, exc) from None
         if upload:  # nothing moves, and the timing split shows it
             self._event("upload", "upload: the device reads the host array itself", None)
         buffer = Buffer(self, array.nbytes, handle, host=array)
@@ -392,7 +394,7 @@ class OpenCLDevice(Device):
         check_range(buffer, offset, out.nbytes)
         if out.nbytes == 0:
             return self._event("download", "download", None)
-        with _translated(self):
+        try:  # (not _translated: this is on the path of every small result read back)
             if _same_memory(buffer, out, offset):  # the kernels wrote into it: only wait for them
                 if wait:  # the queues are in order: what was enqueued before is all there is to wait for
                     if self._active is not None:
@@ -404,6 +406,8 @@ class OpenCLDevice(Device):
                     ev = cl.enqueue_marker(self._copy_queue())
                 return self._event("download", "download: the device wrote the host array itself", ev)
             ev = cl.enqueue_copy(self._copy_queue(), out, buffer.handle, src_offset=offset, is_blocking=wait)
+        except cl.Error as exc:
+            raise _translate(self, exc) from None
         if wait:
             self._drained()
         return self._event("download", f"download {out.nbytes} B", ev)
@@ -564,7 +568,9 @@ class OpenCLDevice(Device):
                     )
             if 0 in gsize:
                 return self._event("kernel", kernel.name, None)
-            if inline:  # it runs now, in this thread: a kernel found slow there goes inline less
+            if inline and nbytes <= _INLINE_FLOOR:  # it runs now, and stays inline however long it takes
+                ev = cl.enqueue_nd_range_kernel(self._inline_commands(), handle, gsize, lsize)
+            elif inline:  # it runs now, in this thread: a kernel found slow there goes inline less
                 start = time.perf_counter()
                 ev = cl.enqueue_nd_range_kernel(self._inline_commands(), handle, gsize, lsize)
                 kernel.ran_inline(lsize, nbytes, time.perf_counter() - start)
