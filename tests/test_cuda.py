@@ -21,6 +21,7 @@ from parskel.errors import DTypeError, LaunchError, ShapeError
 from parskel.runtime.arrays import is_device_array
 from parskel.runtime.cuda import _OPTIONS, cuda_source
 from parskel.runtime.sources import Source
+from test_sort import random_keys
 
 CUDA = [d for d in ps.devices() if d.backend == "cuda"]
 WHY_NOT = dict(ps.runtime.unavailable()).get("cuda", "no CUDA device")
@@ -333,25 +334,15 @@ def test_sort_with_values_and_matmul_take_cupy_arrays(cuda, rng) -> None:
     np.testing.assert_allclose(c.get(), a @ b, rtol=1e-4, atol=1e-4)
 
 
-def _keys(rng, dtype, shape):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind == "f":
-        keys = (rng.standard_normal(shape) * 100).astype(dtype)
-        keys.flat[::97] = np.nan
-        return keys
-    info = np.iinfo(dtype)
-    return rng.integers(info.min, info.max, shape, dtype=np.uint64 if info.max >= 2**63 else np.int64).astype(dtype)
-
-
 @pytest.mark.parametrize("dtype", [np.uint64, np.int64, np.float64, np.int16, np.uint8, np.float16, np.bool_])
 def test_cupy_arrays_of_other_types_and_axes_sort_and_scan_on_their_gpu(cuda, rng, dtype) -> None:
     # keys other than the kernels' 32-bit ones, and axes other than the last, go through rows
     # (the ordering words, the segmented scan): a CuPy array stays one, with no host copies
     cupy = _cupy()
     for shape, axis in (((4001,), -1), ((23, 171), 0), ((3, 5, 7), 1)):
-        host = _keys(rng, dtype, shape)
+        host = random_keys(rng, dtype, int(np.prod(shape))).reshape(shape)
+        if host.dtype.kind == "f":
+            host.flat[::97] = np.nan
         device = cupy.asarray(host)
         values = np.arange(host.size, dtype=np.float64).reshape(shape)
         got = _device_only(cuda, functools.partial(ps.sort, device, axis=axis))

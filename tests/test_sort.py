@@ -38,6 +38,8 @@ SIZES = [0, 1, 2, 3, 5, 16, 17, 255, 256, 257, 1000, 4097]
 
 
 def random_keys(rng: np.random.Generator, dtype, n: int) -> np.ndarray:
+    if np.dtype(dtype).kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
     if np.dtype(dtype).kind == "f":
         return (rng.standard_normal(n) * 1e3).astype(dtype)
     info = np.iinfo(dtype)

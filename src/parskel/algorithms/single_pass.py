@@ -187,7 +187,7 @@ register(
             ),
             Requirement(
                 "with STAGE=1, one element a work-item fits the device's local memory (48 KiB at most on CUDA)",
-                lambda dev, p: not p.get("STAGE") or stage_bytes(p["WG"], 1, p.get("itemsize", 4)) <= stage_limit(dev),
+                lambda dev, p: not p.get("STAGE") or staged_items(dev, p["WG"], 1, p.get("itemsize", 4)) > 0,
             ),
         ),
     )

@@ -68,13 +68,13 @@ class Select:
         vector, returned = as_container(a, device, "Select")
         flags = self._flag_map(vector.dtype, vector.device)(vector)
         assert isinstance(flags, Container)
-        dev, n = vector.device, vector.size
+        dev, n, source = vector.device, vector.size, vector.to_device()
         # the result is of the input's kind: a device array's is one of its device, else a NumPy array
         if is_device_array(a) and not isinstance(a, Container):
-            like = dev.view(vector.to_device(), vector.shape, vector.dtype)
+            like = dev.view(source, vector.shape, vector.dtype)
         else:
             like = np.empty(0, vector.dtype)
-        out, count = compact(dev, vector.to_device(), flags.to_device(), n, like, partition=partition)
+        out, count = compact(dev, source, flags.to_device(), n, like, partition=partition)
         return returned(out), count
 
     def __call__(self, a: Any, *, device: Device | str | None = None) -> Any:

@@ -352,7 +352,7 @@ class OpenCLDevice(Device):
         flags = cl.mem_flags.USE_HOST_PTR | (
             cl.mem_flags.READ_WRITE if array.flags.writeable else cl.mem_flags.READ_ONLY
         )
-        try:
+        try:  # (not _translated: this is on the path of every small result made)
             handle = cl.Buffer(self.context, flags, hostbuf=array)
         except cl.Error as exc:
             raise _translate(self, exc) from None
