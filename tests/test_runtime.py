@@ -297,6 +297,22 @@ def test_a_working_cpu_device_builds_the_probe():
             assert opencl._cannot_build(dev._cl) == ""
 
 
+def test_a_host_array_misaligned_for_its_scalar_type_gets_memory_of_its_own(device):
+    # a scalar array's alignment is read from its flags: one a byte off is copied, not shared
+    raw = np.zeros(4 * 100 + 1, np.uint8)
+    x = np.frombuffer(raw.data, dtype=np.float32, count=100, offset=1)
+    x[:] = np.arange(100, dtype=np.float32)
+    assert not x.flags.aligned
+    buffer = device.host_buffer(x)
+    assert buffer.host is not x
+    out = np.empty(100, np.float32)
+    device.download(buffer, out)
+    np.testing.assert_array_equal(out, np.arange(100, dtype=np.float32))
+    aligned = np.arange(100, dtype=np.float32)
+    if device.shares_host_memory:
+        assert device.host_buffer(aligned).host is aligned
+
+
 def test_a_buffer_over_a_host_array_waits_for_the_device_before_it_goes(device, monkeypatch):
     # kernels may still write a result's host memory when nobody keeps the result: the
     # buffer's release waits for them, or freed memory is written (a crash at exit, on PoCL)
@@ -425,6 +441,32 @@ def test_one_slow_inline_launch_does_not_lower_the_limit_two_in_a_row_do():
     for _ in range(3):
         crawl.ran_inline(group, 1 << 20, 100.0)
     assert crawl.inline_bytes == opencl._INLINE_FLOOR
+
+
+def test_an_inline_launch_within_the_floor_is_not_timed_and_a_larger_one_is():
+    """A launch over at most _INLINE_FLOOR bytes of buffers stays inline however long it takes,
+    so it is not timed (its kernel's limits are left alone); a larger one notes its time."""
+    from parskel.runtime import opencl
+
+    dev = _pocl_with_inline_queue()
+    square = ps.Map("float untimed_square(float x) { return x * x; }")  # a kernel of its own
+    noted: list[int] = []
+    for n in (1000, 1 << 15):  # 8 KB and 256 KB of buffers
+        x = ps.Vector(np.arange(n, dtype=np.float32), device=dev)
+        square(x)
+        plan = next(iter(square._plans.values()))
+        for kernel in (plan.kernel, plan.flat):
+            kernel.inline_seconds = math.inf  # however slow this machine is, it stays inline
+            kernel.ran_inline = lambda group, nbytes, seconds: noted.append(nbytes)
+        before = len(noted)
+        for _ in range(6):
+            np.testing.assert_array_equal(square(x).numpy(), x.numpy() ** 2)
+            assert not dev._busy  # inline, in this thread
+        timed = noted[before:]
+        if 2 * n * 4 <= opencl._INLINE_FLOOR:
+            assert timed == []
+        else:
+            assert timed and all(nbytes == 2 * n * 4 for nbytes in timed)
 
 
 def test_inline_and_main_queue_commands_keep_their_order(rng):
