@@ -153,7 +153,7 @@ class Container:
     def _made(cls, shape: tuple[int, ...], dtype: np.dtype, device: Device) -> Container:
         """:meth:`empty` from a shape, dtype and device already checked (a skeleton's result,
         shaped like its input)."""
-        self = cls.__new__(cls)
+        self = object.__new__(cls)  # (not cls.__new__: a container made here is never distributed)
         self._setup(shape, dtype, device)
         self._buffer = self._new_buffer(upload=False)
         self._device_valid = True
@@ -265,7 +265,8 @@ class Container:
     def output_buffer(self) -> Buffer:
         """The device buffer for a kernel that writes every element, without uploading a stale
         device copy first; call :meth:`mark_device_written` once the kernel is enqueued."""
-        self._unborrow(keep=False)
+        if self._borrowed:
+            self._unborrow(keep=False)
         if self._buffer is None:
             self._buffer = self._new_buffer(upload=False)
         return self._buffer

@@ -131,6 +131,12 @@ class Kernel(ABC):
         """The checked launch sizes for ``global_size`` and ``local_size`` on the device
         described by ``info`` (see :func:`check_launch`), remembered per pair of sizes: a kernel
         launched in a loop is checked once."""
+        try:
+            found = self._geometries.get((global_size, local_size))
+        except TypeError:  # sizes given as lists: checked every time
+            found = None
+        if found is not None:
+            return found
         return remembered(
             self._geometries,
             (global_size, local_size),

@@ -14,7 +14,6 @@ import os
 import re
 import time
 import warnings
-import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -129,6 +128,8 @@ class OpenCLKernel(Kernel):
     def inline_handle(self) -> Any:
         """This kernel for the device's inline queue (see :class:`OpenCLDevice`), or None: it is
         built once the kernel has had a few small launches, so a kernel run once costs one build."""
+        if self._inline:
+            return self._inline
         if self._inline is None:
             self._small_launches += 1
             if self._small_launches < _INLINE_AFTER:
@@ -207,8 +208,6 @@ class OpenCLDevice(Device):
         self._partitions: dict[int, list[Device]] = {}
         # host arrays that enqueued commands work in, kept alive until those commands are done
         self._held: collections.deque[tuple[Any, list[np.ndarray]]] = collections.deque()
-        # weak references to the buffers that are host arrays' memory (see host_buffer)
-        self._host_buffers: set[weakref.ref[Buffer]] = set()
         self._exit_hooked = False
         # a memory pool per queue (see _alloc)
         self._pools: dict[Any, Any] = {}
@@ -323,7 +322,8 @@ class OpenCLDevice(Device):
         return found
 
     def _event(self, kind: EventKind, label: str, event: Any) -> Event:
-        return self._track(OpenCLEvent(kind, label, event))
+        found = OpenCLEvent(kind, label, event)
+        return self._track(found) if self._recorders else found
 
     @property
     def warm_calls(self) -> int:
@@ -358,24 +358,13 @@ class OpenCLDevice(Device):
             raise _translate(self, exc) from None
         if upload:  # nothing moves, and the timing split shows it
             self._event("upload", "upload: the device reads the host array itself", None)
-        buffer = Buffer(self, array.nbytes, handle, host=array)
-        # the commands enqueued on it may still read or write the array's memory when the buffer
-        # goes (a result nobody kept, or the interpreter's exit): they finish before it is freed
+        # A command enqueued on the buffer holds its array until it is known to be done (see
+        # _hold), so the memory outlives a result nobody kept; at the interpreter's exit, which
+        # frees arrays in no order, the device finishes first.
         if not self._exit_hooked:
             self._exit_hooked = True
-            atexit.register(self._finish_at_exit)
-        self._host_buffers.add(weakref.ref(buffer, self._host_buffer_gone))
-        return buffer
-
-    def _host_buffer_gone(self, ref: weakref.ref[Buffer]) -> None:
-        self._host_buffers.discard(ref)
-        self.finish()
-
-    def _finish_at_exit(self) -> None:
-        """At the interpreter's exit, the commands on host arrays' memory finish before the
-        arrays are freed (registered with the device's first such buffer)."""
-        if self._host_buffers:
-            self.finish()
+            atexit.register(self.finish)
+        return Buffer(self, array.nbytes, handle, host=array)
 
     def upload(self, buffer: Buffer, host: np.ndarray, *, offset: int = 0, wait: bool = False) -> Event:
         host = _contiguous(host)
@@ -536,8 +525,15 @@ class OpenCLDevice(Device):
                 f"{self.id} has {self.info.local_mem_bytes}"
             )
         handle: Any = None
-        if nbytes <= kernel.inline_bytes and self._inline_idle() and _few_items(gsize):
-            handle = kernel.inline_handle()
+        # (_inline_idle, written out: this is the path of every small launch)
+        if (
+            nbytes <= kernel.inline_bytes
+            and self._inline_cl is not None
+            and not self._busy
+            and self._active is None
+            and _few_items(gsize)
+        ):
+            handle = kernel._inline or kernel.inline_handle()
         inline = handle is not None
         if not inline:
             handle = kernel.handle
@@ -552,7 +548,7 @@ class OpenCLDevice(Device):
                         arrays.append(arg.host)
                 elif isinstance(arg, np.generic):
                     last = scalars.get(i)
-                    if last is None or type(last) is not kind or last != arg:
+                    if last is not arg and (last is None or type(last) is not kind or last != arg):
                         _set_scalar(handle, i, arg)
                         if kind in _NUMBERS:
                             scalars[i] = arg
@@ -569,7 +565,8 @@ class OpenCLDevice(Device):
             if 0 in gsize:
                 return self._event("kernel", kernel.name, None)
             if inline and nbytes <= _INLINE_FLOOR:  # it runs now, and stays inline however long it takes
-                ev = cl.enqueue_nd_range_kernel(self._inline_commands(), handle, gsize, lsize)
+                self._inline_used = True
+                ev = cl.enqueue_nd_range_kernel(self._inline_queue or self._inline_commands(), handle, gsize, lsize)
             elif inline:  # it runs now, in this thread: a kernel found slow there goes inline less
                 start = time.perf_counter()
                 ev = cl.enqueue_nd_range_kernel(self._inline_commands(), handle, gsize, lsize)
@@ -637,6 +634,8 @@ class OpenCLDevice(Device):
         if self._busy:
             self._main_queue().finish()
             self._busy = False
+        if not self._streams:  # every command is done: nothing needs its host arrays now
+            self._held.clear()
 
 
 # PoCL's drivers, named for POCL_DEVICES, that parskel asks for unless the user named them: the
@@ -832,6 +831,8 @@ def _few_items(gsize: tuple[int, ...]) -> bool:
     """Whether a launch of ``gsize`` work-items is small enough for the inline queue (with at
     most :attr:`OpenCLKernel.inline_bytes` of buffers: running it in one thread then costs
     less than handing it to the worker threads)."""
+    if len(gsize) == 1:
+        return gsize[0] <= _INLINE_ITEMS
     items = 1
     for g in gsize:
         items *= g

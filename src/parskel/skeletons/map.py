@@ -86,9 +86,9 @@ class _Plan:
 
 
 # a call's launch arguments: the element count and extents (as kernel scalars), the elements
-# the flat kernel takes (whole work-groups, on CPUs; 0: none), the other kernel's work-items
-# and the vector kernel's
-_Sizes = tuple[np.uint32, list[np.uint32], int, int, int]
+# the flat kernel takes (whole work-groups, on CPUs; 0: none) and that count as a kernel scalar,
+# the other kernel's work-items and the vector kernel's
+_Sizes = tuple[np.uint32, list[np.uint32], int, np.uint32, int, int]
 
 
 def _sizes(plan: _Plan, dev: Device, shape: tuple[int, ...], n: int) -> _Sizes:
@@ -98,7 +98,7 @@ def _sizes(plan: _Plan, dev: Device, shape: tuple[int, ...], n: int) -> _Sizes:
         first = n - n % plan.group
     items = grid_stride_groups(dev, n - first, plan.group) * plan.group if first < n else 0
     vec_items = grid_stride_groups(dev, -(-n // plan.lanes), plan.group) * plan.group if plan.lanes and n else 0
-    return np.uint32(n), extents, first, items, vec_items
+    return np.uint32(n), extents, first, np.uint32(first), items, vec_items
 
 
 class Elementwise(Skeleton):
@@ -179,14 +179,14 @@ class Elementwise(Skeleton):
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
         shape = shape_like.shape
         sizes = plan.sizes.get(shape) or remembered(plan.sizes, shape, lambda: _sizes(plan, dev, shape, n))
-        count, extents, first, items, vec_items = sizes
+        count, extents, first, first_arg, items, vec_items = sizes
         if vec_items and plan.vec is not None and all([aligned(b, 16) for b in head]):
             dev.launch(plan.vec, vec_items, plan.group, *head, count, *extents, *args)
         else:
             if first and plan.flat is not None:
                 dev.launch(plan.flat, first, plan.group, *head, count, *extents, *args)
             if items:
-                dev.launch(plan.kernel, items, plan.group, *head, count, *extents, np.uint32(first), *args)
+                dev.launch(plan.kernel, items, plan.group, *head, count, *extents, first_arg, *args)
         if result is not None:
             result.mark_device_written()
         if written:
