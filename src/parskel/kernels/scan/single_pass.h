@@ -155,10 +155,18 @@ PS_INLINE void sp_load_staged(__global const SP_T *in, uint base, uint n, SP_T i
                               PS_LOCAL_PARAM SP_T *stage)
 {
     uint lid = get_local_id(0);
+    if (WG % 32 == 0 && base + SP_TILE <= n) { /* a whole tile (all but the last): nothing to check */
+        __global const SP_T *from = in + base + lid;
+        PS_LOCAL_PARAM SP_T *to = stage + SP_PAD(lid);
 #pragma unroll
-    for (uint k = 0; k < ITEMS; ++k) {
-        uint i = k * WG + lid;
-        stage[SP_PAD(i)] = base + i < n ? in[base + i] : identity;
+        for (uint k = 0; k < ITEMS; ++k)
+            to[k * SP_PAD(WG)] = from[k * WG];
+    } else {
+#pragma unroll
+        for (uint k = 0; k < ITEMS; ++k) {
+            uint i = k * WG + lid;
+            stage[SP_PAD(i)] = base + i < n ? in[base + i] : identity;
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
@@ -175,11 +183,19 @@ PS_INLINE void sp_store_staged(__global SP_T *out, uint base, uint n, SP_T *x, P
     for (uint k = 0; k < ITEMS; ++k)
         stage[SP_PAD(lid * ITEMS + k)] = x[k];
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (WG % 32 == 0 && base + SP_TILE <= n) {
+        __global SP_T *to = out + base + lid;
+        PS_LOCAL_PARAM const SP_T *from = stage + SP_PAD(lid);
 #pragma unroll
-    for (uint k = 0; k < ITEMS; ++k) {
-        uint i = k * WG + lid;
-        if (base + i < n)
-            out[base + i] = stage[SP_PAD(i)];
+        for (uint k = 0; k < ITEMS; ++k)
+            to[k * WG] = from[k * SP_PAD(WG)];
+    } else {
+#pragma unroll
+        for (uint k = 0; k < ITEMS; ++k) {
+            uint i = k * WG + lid;
+            if (base + i < n)
+                out[base + i] = stage[SP_PAD(i)];
+        }
     }
 }
 

@@ -181,19 +181,32 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
 #if WITH_VALUES
     uint value[ITEMS];
 #endif
+    uint whole = base + TILE <= n; /* every tile but the last: no position to check */
+    if (whole) {
 #pragma unroll
-    for (uint i = 0; i < ITEMS; ++i) {
-        uint p = base + mine + i * LANES;
-        key[i] = 0xffffffffu;
-#if WITH_VALUES
-        value[i] = 0;
-#endif
-        if (p < n) {
+        for (uint i = 0; i < ITEMS; ++i) {
+            uint p = base + mine + i * LANES;
             uint k = keys[p];
             key[i] = first ? encode_key(k) : k;
 #if WITH_VALUES
             value[i] = values[p];
 #endif
+        }
+    } else {
+#pragma unroll
+        for (uint i = 0; i < ITEMS; ++i) {
+            uint p = base + mine + i * LANES;
+            key[i] = 0xffffffffu;
+#if WITH_VALUES
+            value[i] = 0;
+#endif
+            if (p < n) {
+                uint k = keys[p];
+                key[i] = first ? encode_key(k) : k;
+#if WITH_VALUES
+                value[i] = values[p];
+#endif
+            }
         }
     }
 
@@ -332,11 +345,19 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint valid = PS_MIN((uint)TILE, n - base);
-    for (uint p = lid; p < valid; p += WG) {
-        uint k = keys_s[p];
-        uint to = base_s[DIGIT(k, shift)] + p;
-        keys_out[to] = last ? decode_key(k) : k;
+    uint valid = whole ? TILE : n - base;
+    if (whole) {
+#pragma unroll
+        for (uint i = 0; i < ITEMS; ++i) {
+            uint p = lid + i * WG;
+            uint k = keys_s[p];
+            keys_out[base_s[DIGIT(k, shift)] + p] = last ? decode_key(k) : k;
+        }
+    } else {
+        for (uint p = lid; p < valid; p += WG) {
+            uint k = keys_s[p];
+            keys_out[base_s[DIGIT(k, shift)] + p] = last ? decode_key(k) : k;
+        }
     }
 #if WITH_VALUES
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -344,7 +365,15 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     for (uint i = 0; i < ITEMS; ++i)
         keys_s[rank[i]] = value[i];
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint p = lid; p < valid; p += WG)
-        values_out[base_s[digit_s[p]] + p] = keys_s[p];
+    if (whole) {
+#pragma unroll
+        for (uint i = 0; i < ITEMS; ++i) {
+            uint p = lid + i * WG;
+            values_out[base_s[digit_s[p]] + p] = keys_s[p];
+        }
+    } else {
+        for (uint p = lid; p < valid; p += WG)
+            values_out[base_s[digit_s[p]] + p] = keys_s[p];
+    }
 #endif
 }
