@@ -95,14 +95,23 @@ PS_INLINE uint ps_shfl_down(uint x, uint d) { return __shfl_down_sync(0xffffffff
 #if PS_WARP_OPS
 PS_INLINE uint ps_lanes_below(void) { return (1u << ps_lane()) - 1u; }
 
+/* the lanes whose bit `mask` of x is as this lane's: a ballot of the bit, inverted where this
+ * lane's bit is clear, as one PTX block of four instructions (written in C, the compiler
+ * shifts the bit out, compares it twice and selects) */
+PS_INLINE uint ps_same_bit(uint x, uint mask)
+{
+    uint r;
+    asm volatile("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %1, %2;\n\tsetp.ne.u32 q, t, 0;\n\t"
+                 "vote.sync.ballot.b32 %0, q, -1;\n\t@!q not.b32 %0, %0;\n\t}"
+                 : "=r"(r) : "r"(x), "r"(mask));
+    return r;
+}
+
 PS_INLINE uint ps_match_bits(uint x, uint bits)
 {
     uint peers = 0xffffffffu;
-    for (uint b = 0; b < bits; ++b) {
-        uint one = (x >> b) & 1u;
-        uint votes = ps_ballot((int)one);
-        peers &= one ? votes : ~votes;
-    }
+    for (uint b = 0; b < bits; ++b)
+        peers &= ps_same_bit(x, 1u << b);
     return peers;
 }
 
