@@ -27,6 +27,8 @@ def is_device_array(obj: Any) -> bool:
     """
     if isinstance(obj, np.ndarray):
         return False
+    if type(obj) is _cupy_array():  # (asking a CuPy array for its interface builds the interface)
+        return True
     if hasattr(obj, "__cuda_array_interface__"):
         return True
     probe = getattr(obj, "__dlpack_device__", None)
@@ -37,6 +39,12 @@ def is_device_array(obj: Any) -> bool:
     except Exception:
         return False
     return int(kind) in _DLPACK_CUDA
+
+
+def _cupy_array() -> Any:
+    """CuPy's array type if CuPy has been imported (by the caller or the CUDA backend), else None."""
+    cupy = sys.modules.get("cupy")
+    return getattr(cupy, "ndarray", None)
 
 
 def cuda_ordinal(obj: Any) -> int:

@@ -497,6 +497,8 @@ class CUDADevice(Device):
         ``__cuda_array_interface__`` or DLPack) on this device, without a copy, and the array as
         CuPy sees it. A non-contiguous array is first made contiguous on the device."""
         cp = _cp()
+        if type(array) is cp.ndarray and self.alone and array.flags.c_contiguous:  # the usual case
+            return Buffer(self, array.nbytes, array.data), array  # (the only GPU holds it)
         with self.active():
             found = as_cupy(array)
             if found.device.id != self.index:
