@@ -46,11 +46,12 @@
 #ifndef SPINS
 #define SPINS 64
 #endif
-/* Pairs on CUDA: the pass reads the values only once the keys have gone out, so that neither
- * the ranking nor the look-back holds them, and asks for no more registers than let 768
+/* Pairs on CUDA: the pass reads the values only once the keys are in local memory, so that
+ * neither the ranking nor the look-back holds them, and asks for no more registers than let 768
  * work-items share an SM, as the keys' pass does at 80 (with values read with the keys the
- * compiler took 128: two groups of 256 an SM). On an H200 a pass over 2^28 pairs took 2.41 ms
- * so, 2.71 before; the keys' pass, bounded alike, was slower (1.76 ms against 1.69). */
+ * compiler took 128: two groups of 256 an SM). On an H200 a pass over 2^28 pairs took 2.34 ms
+ * so, 2.71 before (2.41 with the values read after the keys had gone out); the keys' pass,
+ * bounded alike, was slower (1.76 ms against 1.69). */
 #if defined(PS_CUDA) && WITH_VALUES
 #define LATE_VALUES 1
 #define PASS_BOUNDS __launch_bounds__(WG, 768 / WG > 0 ? 768 / WG : 1)
@@ -357,6 +358,23 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#if LATE_VALUES
+    {
+        /* the values are read only now, their loads in flight while the keys go out: the
+         * ranking and the look-back hold none. Their positions start from tile_s, read after
+         * the barrier, so that no load moves above it. */
+        uint from = tile_s * TILE + mine;
+        if (whole) {
+#pragma unroll
+            for (uint i = 0; i < ITEMS; ++i)
+                value[i] = values[from + i * LANES];
+        } else {
+#pragma unroll
+            for (uint i = 0; i < ITEMS; ++i)
+                value[i] = from + i * LANES < n ? values[from + i * LANES] : 0;
+        }
+    }
+#endif
     uint valid = whole ? TILE : n - base;
     if (whole) {
 #pragma unroll
@@ -373,22 +391,6 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     }
 #if WITH_VALUES
     barrier(CLK_LOCAL_MEM_FENCE);
-#if LATE_VALUES
-    {
-        /* the values are read only now: the ranking and the look-back hold none. Their
-         * positions start from tile_s, read after the barrier, so no load moves above it. */
-        uint from = tile_s * TILE + mine;
-        if (whole) {
-#pragma unroll
-            for (uint i = 0; i < ITEMS; ++i)
-                value[i] = values[from + i * LANES];
-        } else {
-#pragma unroll
-            for (uint i = 0; i < ITEMS; ++i)
-                value[i] = from + i * LANES < n ? values[from + i * LANES] : 0;
-        }
-    }
-#endif
 #pragma unroll
     for (uint i = 0; i < ITEMS; ++i)
         keys_s[rank[i]] = value[i];
