@@ -11,13 +11,16 @@ import pytest
 
 from parskel.bench import Store, default_settings
 from parskel.bench import peers_pyopencl as opencl_peers
-from parskel.bench.cases import CASES, Subject
+from parskel.bench.cases import CASES, GROUPS, POLYNOMIAL, Subject, horner
 from parskel.bench.harness import Result, measure, measure_together, sweep
 from parskel.bench.peers import select
+from parskel.bench.subjects import _POLYNOMIAL, _polynomial
 from parskel.bench.summary import summarize
 from parskel.cli import main
 from parskel.cli.common import parse_sizes as _sizes
 from parskel.runtime import Timing
+
+SKELETON_FAMILIES = GROUPS["skeletons"]
 
 
 def _tiny(groups, sizes, **kw):
@@ -48,21 +51,33 @@ def test_sweep_of_skeletons_records_every_case(device):
     notes: list[str] = []
     settings = _tiny(
         ["reduce", "skeletons"],
-        {f: (1, 300) for f in ("reduce", "skeletons.map", "skeletons.mapreduce", "skeletons.scan")},
+        {f: (1, 300) for f in ("reduce", *SKELETON_FAMILIES)},
         peers=frozenset({"numpy"}),
     )
     results = sweep([device], settings, notes)
     families = {r.family for r in results}
-    assert families == {"reduce", "skeletons.map", "skeletons.mapreduce", "skeletons.scan"}
+    assert families == {"reduce", *SKELETON_FAMILIES}
     # each skeleton with C user functions and with the same ones in Python, both checked
     measured = {(r.family, r.subject) for r in results if r.kind == "variant" and r.status == "ok"}
-    for family, name in [("reduce", "reduce"), ("skeletons.map", "map"), ("skeletons.scan", "scan")]:
+    named = {"reduce": "reduce", "skeletons.map": "map", "skeletons.polynomial": "map", "skeletons.scan": "scan"}
+    for family, name in named.items():
         assert {(family, f"skeleton_{name}"), (family, f"skeleton_{name}_python")} <= measured
     for r in results:
         if r.kind == "peer":
             assert r.status == "ok"
         assert r.status in ("ok", "wrong", "error")
         assert (r.e2e is None) == (r.status != "ok")
+
+
+def test_the_polynomial_is_the_same_in_c_python_and_numpy():
+    # the benchmark's polynomial is written three times: as C, as Python for the translator, and
+    # as the coefficients NumPy's Horner evaluation takes
+    x = np.linspace(-1.5, 1.5, 101)
+    expected = sum(c * x ** (len(POLYNOMIAL) - 1 - k) for k, c in enumerate(POLYNOMIAL))
+    np.testing.assert_allclose(horner(x), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(_polynomial(x), expected, rtol=1e-12, atol=1e-12)
+    for c in POLYNOMIAL:
+        assert f"{c!r}f" in _POLYNOMIAL
 
 
 def _case_subject(call):

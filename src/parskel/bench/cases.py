@@ -125,6 +125,27 @@ def _floats(n: int, rng: np.random.Generator) -> Inputs:
     return (rng.random(n, dtype=np.float32),)
 
 
+#: The degree-8 polynomial of ``skeletons.polynomial``, highest power first: 1 - x/2 + x^2/3 - ...
+#: + x^8/9 (the series of ln(1 + x) / x), which stays between 0.69 and 1 on [0, 1).
+POLYNOMIAL = (0.111111111, -0.125, 0.142857143, -0.166666667, 0.2, -0.25, 0.333333333, -0.5, 1.0)
+
+
+def horner(x: Any, coefficients: tuple[float, ...] = POLYNOMIAL) -> Any:
+    """The polynomial with ``coefficients`` (highest power first) at every element of ``x``, by
+    Horner's rule in ``x``'s dtype and in place: NumPy's (or CuPy's) sixteen array operations.
+
+    >>> horner(np.array([0.0, 1.0, 2.0]), (1.0, -2.0, 3.0))   # x^2 - 2x + 3
+    array([3., 2., 3.])
+    """
+    c = [x.dtype.type(v) for v in coefficients]
+    y = x * c[0]
+    for v in c[1:-1]:
+        y += v
+        y *= x
+    y += c[-1]
+    return y
+
+
 def exclusive_cumsum(x: np.ndarray) -> np.ndarray:
     """The exclusive prefix sum of ``x`` in its own dtype (NumPy, for references and the peer)."""
     out = np.empty_like(x)
@@ -193,6 +214,18 @@ CASES: dict[str, Case] = {
         make=_floats,
         reference=lambda i: i[0] * i[0],
         check=close(1e-6),
+        quick_sizes=POW2_QUICK,
+        full_sizes=POW2_FULL,
+    ),
+    "skeletons.polynomial": Case(
+        family="skeletons.polynomial",
+        summary="Map of a degree-8 polynomial (Horner's rule: 8 multiply-adds) over float32",
+        metric="GFLOP/s",
+        scale=1e9,
+        work=lambda n: 16.0 * n,
+        make=_floats,
+        reference=lambda i: horner(i[0].astype(np.float64)),
+        check=close(1e-5),
         quick_sizes=POW2_QUICK,
         full_sizes=POW2_FULL,
     ),
@@ -490,7 +523,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "scan": ("scan",),
     "sort": ("sort",),
     "reduce": ("reduce",),
-    "skeletons": ("skeletons.map", "skeletons.mapreduce", "skeletons.scan"),
+    "skeletons": ("skeletons.map", "skeletons.polynomial", "skeletons.mapreduce", "skeletons.scan"),
 }
 CASES.update(OVERHEAD)
 GROUPS["overhead"] = tuple(OVERHEAD)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..runtime import Device, Timing
 from . import peers_cupy, peers_pyopencl
-from .cases import Inputs, Kind, Subject, exclusive_cumsum
+from .cases import Inputs, Kind, Subject, exclusive_cumsum, horner
 
 GROUPS = ("cpu", "numpy", "pyopencl", "cupy", "torch")
 
@@ -28,6 +28,7 @@ _NUMPY: dict[str, dict[str, Callable[..., Any]]] = {
     "sort": {"numpy_sort": np.sort},
     "reduce": {"numpy_sum": np.sum},
     "skeletons.map": {"numpy_multiply": lambda x: np.multiply(x, x)},
+    "skeletons.polynomial": {"numpy_horner": horner},
     "skeletons.mapreduce": {"numpy_dot": lambda x: np.dot(x, x)},
     "skeletons.scan": {"numpy_cumsum": exclusive_cumsum},
 }

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..runtime import Timing
+from .cases import horner
 
 Peer = Callable[..., tuple[Any, Timing]]
 
@@ -106,9 +107,15 @@ def square(x: np.ndarray) -> tuple[np.ndarray, Timing]:
     return timed((x,), lambda d: d * d)
 
 
+def polynomial(x: np.ndarray) -> tuple[np.ndarray, Timing]:
+    """The benchmarks' degree-8 polynomial by Horner's rule, one CuPy operation at a time."""
+    return timed((x,), horner)
+
+
 PEERS: dict[str, dict[str, Peer]] = {
     "matmul": {"cupy_matmul": matmul},
     "skeletons.map": {"cupy_multiply": square},
+    "skeletons.polynomial": {"cupy_horner": polynomial},
     "scan": {"cupy_cumsum": scan},
     "sort": {"cupy_sort": sort},
     "reduce": {"cupy_sum": reduce_sum},

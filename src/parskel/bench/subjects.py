@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import VariantError
 from ..runtime import Device, Timing
-from .cases import Inputs, Subject
+from .cases import POLYNOMIAL, Inputs, Subject
 
 
 def _args(family: str, inputs: Inputs) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -77,9 +77,33 @@ _FADD = "float add(float a, float b) { return a + b; }"
 _IADD = "int add(int a, int b) { return a + b; }"
 
 
+def _horner_c(coefficients: tuple[float, ...]) -> str:
+    """``POLYNOMIAL`` as a C user function, by Horner's rule.
+
+    >>> _horner_c((2.0, -1.0, 0.5))
+    'float poly(float x) { return ((2.0f) * x + -1.0f) * x + 0.5f; }'
+    """
+    body = f"{coefficients[0]!r}f"
+    for c in coefficients[1:]:
+        body = f"({body}) * x + {c!r}f"
+    return f"float poly(float x) {{ return {body}; }}"
+
+
+_POLYNOMIAL = _horner_c(POLYNOMIAL)
+
+
 # the same user functions in Python, translated by the skeleton: timed beside the C ones
 def _square(x: Any) -> Any:
     return x * x
+
+
+def _polynomial(x: Any) -> Any:
+    # POLYNOMIAL written out (the translator reads the source): a test holds them together
+    return (
+        ((((((0.111111111 * x - 0.125) * x + 0.142857143) * x - 0.166666667) * x + 0.2) * x - 0.25) * x + 0.333333333)
+        * x
+        - 0.5
+    ) * x + 1.0
 
 
 def _add(a: Any, b: Any) -> Any:
@@ -122,6 +146,7 @@ Make = Callable[[Any], Any]
 _SKELETONS: dict[str, tuple[str, Make, Make, Callable[[Any, Any, np.ndarray], Any]]] = {
     "reduce": ("Reduce", lambda ps: ps.Reduce(_FADD, identity=0), lambda ps: ps.Reduce(_add, identity=0), _reduced),
     "skeletons.map": ("Map", lambda ps: ps.Map(_SQUARE), lambda ps: ps.Map(_square), _mapped),
+    "skeletons.polynomial": ("Map", lambda ps: ps.Map(_POLYNOMIAL), lambda ps: ps.Map(_polynomial), _mapped),
     "skeletons.mapreduce": (
         "MapReduce",
         lambda ps: ps.MapReduce(_SQUARE, _FADD, identity=0),
