@@ -265,8 +265,7 @@ class Container:
     def output_buffer(self) -> Buffer:
         """The device buffer for a kernel that writes every element, without uploading a stale
         device copy first; call :meth:`mark_device_written` once the kernel is enqueued."""
-        if self._borrowed:
-            self._unborrow(keep=False)
+        self._unborrow(keep=False)
         if self._buffer is None:
             self._buffer = self._new_buffer(upload=False)
         return self._buffer

@@ -525,15 +525,8 @@ class OpenCLDevice(Device):
                 f"{self.id} has {self.info.local_mem_bytes}"
             )
         handle: Any = None
-        # (_inline_idle, written out: this is the path of every small launch)
-        if (
-            nbytes <= kernel.inline_bytes
-            and self._inline_cl is not None
-            and not self._busy
-            and self._active is None
-            and _few_items(gsize)
-        ):
-            handle = kernel._inline or kernel.inline_handle()
+        if nbytes <= kernel.inline_bytes and self._inline_idle() and _few_items(gsize):
+            handle = kernel.inline_handle()
         inline = handle is not None
         if not inline:
             handle = kernel.handle
@@ -565,8 +558,7 @@ class OpenCLDevice(Device):
             if 0 in gsize:
                 return self._event("kernel", kernel.name, None)
             if inline and nbytes <= _INLINE_FLOOR:  # it runs now, and stays inline however long it takes
-                self._inline_used = True
-                ev = cl.enqueue_nd_range_kernel(self._inline_queue or self._inline_commands(), handle, gsize, lsize)
+                ev = cl.enqueue_nd_range_kernel(self._inline_commands(), handle, gsize, lsize)
             elif inline:  # it runs now, in this thread: a kernel found slow there goes inline less
                 start = time.perf_counter()
                 ev = cl.enqueue_nd_range_kernel(self._inline_commands(), handle, gsize, lsize)
