@@ -335,6 +335,25 @@ def test_a_result_nobody_kept_keeps_its_memory_until_the_device_is_done(device):
     assert gone() is None
 
 
+def test_a_device_that_has_waited_lets_go_of_the_arrays_it_held(device):
+    # once a read back has waited for the queues, no command needs a held array: a result
+    # dropped then is freed at once, not at the next launch or finish()
+    if not device.shares_host_memory or device.backend != "opencl":
+        pytest.skip(f"{device.id} copies host arrays: its buffers are memory of their own")
+    n = 1 << 22  # more than an inline launch takes: the worker threads run it
+    ones = device.host_buffer(np.ones(n, np.float32))
+    out = np.empty(n, np.float32)
+    gone = weakref.ref(out)
+    result = device.host_buffer(out, upload=False)
+    kernel = device.program("basics/vector_add.cl", {"T": "float"}).kernel("vector_add")
+    device.launch(kernel, n, None, ones, ones, result, np.uint32(n))
+    device.download(result, out)  # the kernel wrote the array itself: this waits for it
+    assert out[0] == 2 and out[-1] == 2
+    del result, out
+    gc.collect()
+    assert gone() is None
+
+
 def test_the_device_finishes_at_the_interpreters_exit(device):
     # the interpreter frees arrays in no order at its exit: the device finishes before that
     if not device.shares_host_memory or device.backend != "opencl":
