@@ -628,6 +628,9 @@ class OpenCLDevice(Device):
             self._busy = False
         if not self._streams:  # every command is done: nothing needs its host arrays now
             self._held.clear()
+        elif self._held:  # a stream's commands may not be: keep only what those still use
+            done = cl.command_execution_status.COMPLETE
+            self._held = collections.deque(h for h in self._held if h[0].command_execution_status != done)
 
 
 # PoCL's drivers, named for POCL_DEVICES, that parskel asks for unless the user named them: the
