@@ -139,13 +139,12 @@ def test_onesweep_tile_shapes(device, rng, params):
         np.testing.assert_array_equal(out_values, values[order])
 
 
-def test_onesweep_pairs_take_the_tallest_tile_that_fits(device, rng, monkeypatch):
-    """A tile tuned for keys alone is lowered, for a sort with values, to the tallest
-    keys_per_item whose keys and values fit the device's local memory: here there is room for a
-    tile of 256 x 20 keys but not for its values. (How tall that is depends on the device: a
-    device without warp operations also holds a 16-bit rank per key.)"""
+def test_onesweep_pairs_sort_in_a_tile_of_keys_exactly_as_tall(device, rng, monkeypatch):
+    """The values pass through the keys' local array, their digits kept in registers: a sort
+    with values takes the tile tuned for keys even where local memory holds that tile and not a
+    byte more."""
     ranks = device.backend != "cuda"
-    room = onesweep._local_bytes(256, 20, False, ranks)
+    room = onesweep._local_bytes(256, 20, ranks)
     monkeypatch.setattr(device, "info", dataclasses.replace(device.info, local_mem_bytes=room))
     built = []
     program = device.program
@@ -156,10 +155,7 @@ def test_onesweep_pairs_take_the_tallest_tile_that_fits(device, rng, monkeypatch
     order = stable_order(keys)
     np.testing.assert_array_equal(out_keys, keys[order])
     np.testing.assert_array_equal(out_values, values[order])
-    (height,) = [d["ITEMS"] for d in built]
-    taller = [k for k in onesweep.KEYS_PER_ITEM if height < k < 20]
-    assert height < 20 and onesweep._local_bytes(256, height, True, ranks) <= room
-    assert all(onesweep._local_bytes(256, k, True, ranks) > room for k in taller)
+    assert [d["ITEMS"] for d in built] == [20]
 
 
 def test_only_four_byte_sums_of_a_polling_look_back_share_a_word_with_their_status(device):

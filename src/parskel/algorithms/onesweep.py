@@ -38,20 +38,20 @@ STATUS_AT = 2 * PASSES * RADIX + PASSES
 Result = Any  # an array, or a (keys, values) pair of arrays
 
 
-def _local_bytes(work_group: int, keys_per_item: int, values: bool, ranks: bool) -> int:
+def _local_bytes(work_group: int, keys_per_item: int, ranks: bool) -> int:
     """Local memory of a pass (one counter row per 32 lanes, the most there are): a tile of
-    keys (through which the values pass too), a byte per key for its digit if the sort has
-    ``values``, and a 16-bit rank per key where the device ranks without warp operations."""
+    keys (through which the values pass too), and a 16-bit rank per key where the device ranks
+    without warp operations."""
     tile = work_group * keys_per_item
     scratch = work_group + work_group // 4 + 34
-    return 4 * ((work_group // 32) * RADIX + tile + 3 * RADIX + scratch + 3) + tile * values + 2 * tile * ranks
+    return 4 * ((work_group // 32) * RADIX + tile + 3 * RADIX + scratch + 3) + 2 * tile * ranks
 
 
-def _fits(device: Device, work_group: int, keys_per_item: int, values: bool) -> bool:
+def _fits(device: Device, work_group: int, keys_per_item: int) -> bool:
     """Whether a pass's local arrays fit in ``device``'s local memory (CUDA ranks by warp
     operations; an OpenCL device may not)."""
     ranks = device.backend != "cuda"
-    return _local_bytes(work_group, keys_per_item, values, ranks) <= device.info.local_mem_bytes
+    return _local_bytes(work_group, keys_per_item, ranks) <= device.info.local_mem_bytes
 
 
 def sort_buffers(
@@ -116,10 +116,6 @@ def _plan(
     waits: dict[str, int],
 ) -> tuple[Kernel, Kernel, Kernel, int]:
     """The histogram, digit starts and pass kernels of a sort, and its tile of keys."""
-    if not _fits(device, work_group, keys_per_item, with_values):
-        # the tile of keys fits (the variant requires it); with values, the largest that fits both
-        fitting = [k for k in KEYS_PER_ITEM if k < keys_per_item and _fits(device, work_group, k, True)]
-        keys_per_item = max(fitting, default=1)
     defines = {
         "WG": work_group,
         "ITEMS": keys_per_item,
@@ -202,7 +198,7 @@ register(
             ),
             Requirement(
                 "local memory for a tile of keys",
-                lambda dev, p: _fits(dev, p["work_group"], p["keys_per_item"], values=False),
+                lambda dev, p: _fits(dev, p["work_group"], p["keys_per_item"]),
             ),
         ),
     )

@@ -158,9 +158,6 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     __global status_t *status_all = (__global status_t *)(meta + STATUS_AT);
     __local uint warp_counts[WARPS * RADIX];
     __local uint keys_s[TILE];
-#if WITH_VALUES
-    __local uchar digit_s[TILE]; /* each position's digit, for the values' pass through keys_s */
-#endif
 #if !PS_WARP_OPS
     __local ushort rank_s[TILE];
 #endif
@@ -345,15 +342,14 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* the keys in digit order in local memory, then out in runs; then the values the same way,
-     * through the same local array (each position's digit kept in a byte), so that a tile of
-     * pairs needs little more local memory than a tile of keys */
+     * through the same local array, so that a tile of pairs needs no more local memory than a
+     * tile of keys */
 #pragma unroll
     for (uint i = 0; i < ITEMS; ++i) {
         uint dk = DIGIT(key[i], shift);
         uint at = start_s[dk] + warp_counts[warp * RADIX + dk] + rank[i];
         keys_s[at] = key[i];
 #if WITH_VALUES
-        digit_s[at] = (uchar)dk;
         rank[i] = at;
 #endif
     }
@@ -375,18 +371,27 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
         }
     }
 #endif
+    /* the keys out from local memory in order, each to its digit's run; with values, the digit
+     * of each position a work-item writes is kept, four to a register, for the values' turn */
     uint valid = whole ? TILE : n - base;
-    if (whole) {
+#if WITH_VALUES
+    uint digits[(ITEMS + 3) / 4];
 #pragma unroll
-        for (uint i = 0; i < ITEMS; ++i) {
-            uint p = lid + i * WG;
+    for (uint i = 0; i < (ITEMS + 3) / 4; ++i)
+        digits[i] = 0;
+#define KEEP_DIGIT(i, dk) digits[(i) / 4] |= (dk) << (8 * ((i) % 4))
+#define KEPT_DIGIT(i) ((digits[(i) / 4] >> (8 * ((i) % 4))) & (RADIX - 1))
+#else
+#define KEEP_DIGIT(i, dk)
+#endif
+#pragma unroll
+    for (uint i = 0; i < ITEMS; ++i) {
+        uint p = lid + i * WG;
+        if (whole || p < valid) {
             uint k = keys_s[p];
-            keys_out[base_s[DIGIT(k, shift)] + p] = last ? decode_key(k) : k;
-        }
-    } else {
-        for (uint p = lid; p < valid; p += WG) {
-            uint k = keys_s[p];
-            keys_out[base_s[DIGIT(k, shift)] + p] = last ? decode_key(k) : k;
+            uint dk = DIGIT(k, shift);
+            keys_out[base_s[dk] + p] = last ? decode_key(k) : k;
+            KEEP_DIGIT(i, dk);
         }
     }
 #if WITH_VALUES
@@ -395,15 +400,11 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     for (uint i = 0; i < ITEMS; ++i)
         keys_s[rank[i]] = value[i];
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (whole) {
 #pragma unroll
-        for (uint i = 0; i < ITEMS; ++i) {
-            uint p = lid + i * WG;
-            values_out[base_s[digit_s[p]] + p] = keys_s[p];
-        }
-    } else {
-        for (uint p = lid; p < valid; p += WG)
-            values_out[base_s[digit_s[p]] + p] = keys_s[p];
+    for (uint i = 0; i < ITEMS; ++i) {
+        uint p = lid + i * WG;
+        if (whole || p < valid)
+            values_out[base_s[KEPT_DIGIT(i)] + p] = keys_s[p];
     }
 #endif
 }
