@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import ArgumentError, DTypeError, ShapeError
 from ..runtime import Buffer, Device, round_to_multiple
+from ..runtime.arrays import empty_like
 
 KEY_KINDS = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2}
 #: Key dtypes ``ps.sort`` and ``ps.argsort`` take.
@@ -123,7 +124,7 @@ def download_keys(device: Device, buffer: Buffer, keys: Any) -> Any:
     buffer is decoded in place), in a new array of the kind of ``keys`` (NumPy or CuPy)."""
     n = keys.size
     _transform(device, "decode_keys", buffer, n, keys.dtype)
-    out = np.empty_like(keys)
+    out = empty_like(keys)
     device.download(buffer, out)
     return out
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..runtime import Buffer, Device, Kernel
+from ..runtime.arrays import empty_like
 from ..runtime.memo import remembered
 from ..runtime.traits import groups_per_unit, lookback_defines, with_warp_ops
 from .keys import KEY_KINDS, check_keys
@@ -82,6 +83,14 @@ def sort_buffers(
     plan = remembered(_PLANS, key, lambda: _plan(device, kind, with_values, wide, work_group, keys_per_item, waits))
     histogram, starts, sweep, tile = plan
     tiles = -(-n // tile)
+    # counts, tile counters, starts, then the passes' status words (STATUS_AT in onesweep.cl);
+    # the device counts the digits while the host prepares the passes
+    meta = device.alloc(STATUS_AT * 4 + PASSES * tiles * RADIX * (8 if wide else 4))
+    device.fill(meta, np.uint32(0))
+    groups = min(tiles, groups_per_unit(device, work_group) * device.info.compute_units)
+    chunk = -(-n // groups)
+    device.launch(histogram, groups * work_group, work_group, keys, meta, np.uint32(n), np.uint32(chunk))
+    device.launch(starts, work_group, work_group, meta)
     # pass p reads chain[p] and writes chain[p + 1]: the last pass lands in the output
     pairs = [(keys, out_keys)] if values is None else [(keys, out_keys), (values, out_values)]
     chains = []
@@ -89,13 +98,6 @@ def sort_buffers(
         assert target is not None
         spare = device.alloc(n * 4)
         chains.append([source, spare, target, spare, target])
-    # counts, tile counters, starts, then the passes' status words (STATUS_AT in onesweep.cl)
-    meta = device.alloc(STATUS_AT * 4 + PASSES * tiles * RADIX * (8 if wide else 4))
-    device.fill(meta, np.uint32(0))
-    groups = min(tiles, groups_per_unit(device, work_group) * device.info.compute_units)
-    chunk = -(-n // groups)
-    device.launch(histogram, groups * work_group, work_group, keys, meta, np.uint32(n), np.uint32(chunk))
-    device.launch(starts, work_group, work_group, meta)
     for p in range(PASSES):
         moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
         device.launch(sweep, tiles * work_group, work_group, *moved, meta, np.uint32(n), np.uint32(p))
@@ -154,7 +156,7 @@ def _onesweep(
             sources.append(buffer)
             targets.append(buffer)
         else:
-            out = np.empty_like(array)  # a new device array of the caller's kind
+            out = empty_like(array)  # a new device array of the caller's kind
             results.append(out)
             sources.append(device.wrap(array)[0])
             targets.append(device.wrap(out)[0])
@@ -172,7 +174,7 @@ def _onesweep(
     )
     if on_host:
         for array, buffer in zip(arrays, targets):
-            host = np.empty_like(array)
+            host = empty_like(array)
             device.download(buffer, host)
             results.append(host)
     return results[0] if values is None else (results[0], results[1])

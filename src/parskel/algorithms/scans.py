@@ -19,7 +19,7 @@ Two levels:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,8 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from ..errors import DTypeError, ShapeError, VariantError, boolean
 from ..runtime import Buffer, Device, Program, c_type, round_to_multiple, round_to_power_of_two
+from ..runtime.arrays import empty_like
+from ..runtime.memo import remembered
 from ..runtime.traits import built_within, group_within
 from . import registry
 from .axes import normalized, to_rows
@@ -57,7 +59,15 @@ Enqueue = Callable[..., None]
 
 
 def kernel_dtype(dtype: DTypeLike, device: Device | None = None) -> np.dtype:
-    """The type scan kernels add ``dtype`` in; :class:`DTypeError` if it cannot be scanned here."""
+    """The type scan kernels add ``dtype`` in; :class:`DTypeError` if it cannot be scanned here
+    (remembered per dtype and device: a scan asks for it on every call)."""
+    return remembered(_KERNEL_DTYPES, (dtype, device), lambda: _kernel_dtype(dtype, device))
+
+
+_KERNEL_DTYPES: dict[Hashable, np.dtype] = {}
+
+
+def _kernel_dtype(dtype: DTypeLike, device: Device | None) -> np.dtype:
     dt = np.dtype(dtype)
     kt = KERNEL_TYPES.get(dt)  # a big-endian dtype compares unequal to its native twin
     if kt is None:
@@ -203,7 +213,7 @@ def host_run(name: str, doc: str) -> Callable[..., np.ndarray]:
         x = _checked(x)
         kt = kernel_dtype(x.dtype, device)
         values = registry.get("scan", name).resolve(params)
-        out = np.empty_like(x)
+        out = empty_like(x)
         if x.size:
             if isinstance(x, np.ndarray):
                 src, dst = device.host_buffer(x), device.host_buffer(out, upload=False)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import ShapeError, VariantError
 from ..runtime import Buffer, Device, Program, round_to_multiple, round_to_power_of_two
+from ..runtime.arrays import empty_like
 from ..runtime.traits import group_within
 from . import registry
 from .axes import normalized, to_rows
@@ -333,7 +334,7 @@ def _radix(path: str, *, local: bool) -> Callable[..., Result]:
         out = download_keys(device, src, keys)
         if values is None:
             return out
-        out_values = np.empty_like(values)
+        out_values = empty_like(values)
         device.download(moved[0], out_values)
         return out, out_values
 

@@ -41,6 +41,23 @@ def is_device_array(obj: Any) -> bool:
     return int(kind) in _DLPACK_CUDA
 
 
+def empty_like(array: Any) -> Any:
+    """A new, uninitialised, C-ordered array of ``array``'s kind, shape and dtype: NumPy for a
+    host array, CuPy (on the current device) for a CuPy array, made by its type without
+    NumPy's dispatch to CuPy, which costs a call several microseconds; others as
+    ``np.empty_like`` makes them.
+
+    >>> empty_like(np.zeros((2, 3), np.int16)).shape, empty_like(np.zeros(2, np.int16)).dtype
+    ((2, 3), dtype('int16'))
+    """
+    kind = type(array)
+    if kind is np.ndarray:
+        return np.empty(array.shape, array.dtype)
+    if kind is _cupy_array():
+        return kind(array.shape, array.dtype)
+    return np.empty_like(array, order="C")
+
+
 def _cupy_array() -> Any:
     """CuPy's array type if CuPy has been imported (by the caller or the CUDA backend), else None."""
     cupy = sys.modules.get("cupy")

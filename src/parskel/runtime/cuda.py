@@ -53,6 +53,7 @@ from .timing import Event, EventKind
 
 HEADER = "common/cuda.h"
 _OPTIONS = ("-default-device", "-std=c++17")
+_ZERO_FILLS = frozenset({np.uint8, np.int32, np.uint32, np.int64, np.uint64})  # (a float -0.0 is not zero bytes)
 _KERNEL_NAME = re.compile(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)\s*\(", re.S)
 _BARE_QUALIFIER = re.compile(r"(?<![\w#])(global|local|constant|private|kernel)\b(?!\s*\()")
 # an OpenCL vector literal, (float4)(a, b, c, d): a cast of a comma expression in C++
@@ -383,6 +384,13 @@ class CUDADevice(Device):
 
     def fill(self, buffer: Buffer, value: np.generic, nbytes: int | None = None, *, offset: int = 0) -> Event:
         _mine(self, buffer)
+        if type(value) in _ZERO_FILLS and not value and not offset and not (self._timed or self._recorders):
+            # zeros from the start, as the algorithms clear their counters and flags: a bare
+            # memset, checked as fill_extent checks it, without building the pattern
+            size = buffer.nbytes if nbytes is None else nbytes
+            if 0 < size <= buffer.nbytes and size % value.itemsize == 0:
+                self._current("fill", _cp().cuda.runtime.memsetAsync, _pointer(buffer), 0, size, self._stream_pointer())
+                return self._end("fill", "fill", None, mark=False)
         pattern, nbytes = fill_extent(buffer, value, nbytes, offset)
         size = pattern.dtype.itemsize
         if nbytes == 0:
