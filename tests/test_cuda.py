@@ -233,6 +233,19 @@ def test_bare_qualifiers_are_respelled_for_nvrtc() -> None:
     assert ".entry k" in ptx
 
 
+@pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
+def test_ptx_state_spaces_in_inline_assembly_are_not_respelled() -> None:
+    """``.global`` in a PTX instruction is not OpenCL's qualifier: respelled, ptxas refuses it
+    when the module loads (NVRTC passes inline assembly through unread)."""
+    text = (
+        "__kernel void k(global const uint *x, global uint *y) {\n"
+        '    asm volatile("prefetch.global.L2 [%0];" ::"l"(x));\n'
+        "    y[0] = x[0];\n}\n"
+    )
+    _, ptx = nvrtc_build(Source.compose([("prefetch.cl", text)]))
+    assert "prefetch.global.L2" in ptx
+
+
 def test_build_errors_point_at_the_file_as_written_with_nvrtc_logs() -> None:
     source = Source.compose([("user.cl", "int f(int x)\n{\n    return x +;\n}\n")])
     log = "user.cl(3): error: expected an expression\n      return x +;\n"

@@ -55,7 +55,8 @@ HEADER = "common/cuda.h"
 _OPTIONS = ("-default-device", "-std=c++17")
 _ZERO_FILLS = frozenset({np.uint8, np.int32, np.uint32, np.int64, np.uint64})  # (a float -0.0 is not zero bytes)
 _KERNEL_NAME = re.compile(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)\s*\(", re.S)
-_BARE_QUALIFIER = re.compile(r"(?<![\w#])(global|local|constant|private|kernel)\b(?!\s*\()")
+# a bare OpenCL qualifier; not one that follows a dot, as in PTX (prefetch.global.L2)
+_BARE_QUALIFIER = re.compile(r"(?<![\w#.])(global|local|constant|private|kernel)\b(?!\s*\()")
 # an OpenCL vector literal, (float4)(a, b, c, d): a cast of a comma expression in C++
 _VECTOR_LITERAL = re.compile(r"\(\s*((?:u?(?:char|short|int|long)|float|double)(?:2|3|4|8|16))\s*\)\s*\(")
 _MEMCPY_DEFAULT = 4  # cudaMemcpyDefault: the direction follows from the pointers (UVA)
