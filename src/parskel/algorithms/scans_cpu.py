@@ -69,11 +69,17 @@ def _chained(
     program, _ = _program(device, "scan/chained_cpu.cl", kt, vector_bytes)
     tiles = -(-n // tile)
     groups = max(1, min(tiles, device.info.compute_units * groups_per_cu))
-    state = device.alloc((tiles + 1) * 4)
-    device.fill(state, np.uint32(0))
-    totals = device.alloc(2 * tiles * kt.itemsize)
+    # the ticket counter and the tiles' flags, zeroed, then their totals, in one buffer: on a
+    # device that works in host memory a zeroed host array, which no command has to clear
+    flags = 4 * ((tiles + 2) // 2 * 2)
+    nbytes = flags + 2 * tiles * kt.itemsize
+    if device.shares_host_memory:
+        state = device.host_buffer(np.zeros(nbytes, np.uint8))
+    else:
+        state = device.alloc(nbytes)
+        device.fill(state, np.uint32(0), flags)
     args = (np.uint32(n), np.uint32(tile), np.uint32(tiles), np.uint32(inclusive))
-    device.launch(program.kernel("chained_scan"), groups, 1, src, dst, state, totals, *args)
+    device.launch(program.kernel("chained_scan"), groups, 1, src, dst, state, *args)
 
 
 _SUMMARY = (

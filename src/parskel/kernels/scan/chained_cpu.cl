@@ -10,7 +10,9 @@
  * the tile waited for belongs to one that runs (on another core) or has finished (on this one,
  * where PoCL runs work-groups one after another). state[0] is the ticket counter, state[1 + t]
  * tile t's flag (0 nothing yet, 1 its total, 2 its inclusive prefix), in totals[2 t] and
- * totals[2 t + 1]; both are zero before the launch. src may be dst. */
+ * totals[2 t + 1]; the totals follow the flags in the same buffer (from the first word past
+ * them at a multiple of 8 bytes), and the counter and flags are zero before the launch. src
+ * may be dst. */
 #include "common/parskel.h"
 #include "common/coherent.h"
 
@@ -46,9 +48,10 @@ inline T look_back(__global const T *totals, __global uint *state, uint t)
     return before;
 }
 
-__kernel void chained_scan(__global const T *src, __global T *dst, __global uint *state,
-                           __global T *totals, uint n, uint tile, uint tiles, uint inclusive)
+__kernel void chained_scan(__global const T *src, __global T *dst, __global uint *state, uint n, uint tile,
+                           uint tiles, uint inclusive)
 {
+    __global T *totals = (__global T *)(state + ((tiles + 2) & ~1u));
     for (;;) {
         uint t = atomic_inc(&state[0]);
         if (t >= tiles)
