@@ -48,9 +48,11 @@ def _two_level(
     program, width = _program(device, "scan/two_level_cpu.cl", kt, vector_bytes)
     groups, chunk = runs.runs(device, n, groups_per_cu, min_run, width)
     size = (np.uint32(n), np.uint32(chunk))
-    sums = device.alloc(groups * kt.itemsize)
-    if groups > 1:  # one run starts from zero: no totals needed
+    if groups > 1:
+        sums = device.alloc(groups * kt.itemsize)
         device.launch(program.kernel("run_sums"), groups, 1, src, sums, *size)
+    else:  # one run starts from zero and reads no totals: any buffer stands in for them
+        sums = src
     device.launch(program.kernel("run_scan"), groups, 1, src, dst, sums, *size, np.uint32(inclusive))
 
 
