@@ -38,17 +38,17 @@ inline uint run_end(uint n, uint chunk) { return PS_MIN(n, run_start(n, chunk) +
 /* Eight keys loaded as one vector, then counted: the counts' loads and stores no longer wait
  * on each key's load in turn. */
 #define AS_IS(x) (x)
-#define COUNT_EIGHT(v, f)                                                                     \
+#define COUNT_EIGHT(count, v, f)                                                              \
     do {                                                                                      \
         uint8 ps_k = (v);                                                                     \
-        count[DIGIT(f(ps_k.s0), shift)]++;                                                    \
-        count[DIGIT(f(ps_k.s1), shift)]++;                                                    \
-        count[DIGIT(f(ps_k.s2), shift)]++;                                                    \
-        count[DIGIT(f(ps_k.s3), shift)]++;                                                    \
-        count[DIGIT(f(ps_k.s4), shift)]++;                                                    \
-        count[DIGIT(f(ps_k.s5), shift)]++;                                                    \
-        count[DIGIT(f(ps_k.s6), shift)]++;                                                    \
-        count[DIGIT(f(ps_k.s7), shift)]++;                                                    \
+        (count)[DIGIT(f(ps_k.s0), shift)]++;                                                  \
+        (count)[DIGIT(f(ps_k.s1), shift)]++;                                                  \
+        (count)[DIGIT(f(ps_k.s2), shift)]++;                                                  \
+        (count)[DIGIT(f(ps_k.s3), shift)]++;                                                  \
+        (count)[DIGIT(f(ps_k.s4), shift)]++;                                                  \
+        (count)[DIGIT(f(ps_k.s5), shift)]++;                                                  \
+        (count)[DIGIT(f(ps_k.s6), shift)]++;                                                  \
+        (count)[DIGIT(f(ps_k.s7), shift)]++;                                                  \
     } while (0)
 
 /* counts[b * groups + g]: the keys of digit b in the run of group g (bucket-major, so that the
@@ -64,12 +64,12 @@ __kernel void radix_cpu_histogram(__global const uint *keys, __global uint *coun
     uint i = run_start(n, chunk);
     if (encode) {
         for (; i + 8 <= end; i += 8)
-            COUNT_EIGHT(vload8(0, keys + i), encode_key);
+            COUNT_EIGHT(count, vload8(0, keys + i), encode_key);
         for (; i < end; ++i)
             count[DIGIT(encode_key(keys[i]), shift)]++;
     } else {
         for (; i + 8 <= end; i += 8)
-            COUNT_EIGHT(vload8(0, keys + i), AS_IS);
+            COUNT_EIGHT(count, vload8(0, keys + i), AS_IS);
         for (; i < end; ++i)
             count[DIGIT(keys[i], shift)]++;
     }
@@ -165,7 +165,15 @@ __kernel void radix_cpu_one(__global const uint *keys, __global uint *spare, __g
         bool encode = p == 0, decode = p == passes - 1;
         for (uint b = 0; b < BUCKETS; ++b)
             next[b] = 0;
-        for (uint i = 0; i < n; ++i)
+        uint i = 0;
+        if (encode) {
+            for (; i + 8 <= n; i += 8)
+                COUNT_EIGHT(next, vload8(0, src + i), encode_key);
+        } else {
+            for (; i + 8 <= n; i += 8)
+                COUNT_EIGHT(next, vload8(0, src + i), AS_IS);
+        }
+        for (; i < n; ++i)
             next[DIGIT(encode ? encode_key(src[i]) : src[i], shift)]++;
         uint slot = 0;
         for (uint b = 0; b < BUCKETS; ++b) {
