@@ -314,19 +314,29 @@ def test_a_host_array_misaligned_for_its_scalar_type_gets_memory_of_its_own(devi
         assert device.host_buffer(aligned).host is aligned
 
 
+def _doubled_into_host_memory(device, *, beside_a_stream=False):
+    """On a device that works in host memory (else the test is skipped): a kernel launched to
+    write 1 + 1 into a new host array, over 16 MiB buffers, more than an inline launch takes, so
+    the worker threads run it; ``beside_a_stream``, once the device has a stream beside its own
+    queue. Returns the array's buffer, the array and a weak reference to it."""
+    if not device.shares_host_memory or device.backend != "opencl":
+        pytest.skip(f"{device.id} copies host arrays: its buffers are memory of their own")
+    if beside_a_stream:
+        device.stream()
+    n = 1 << 22
+    ones = device.host_buffer(np.ones(n, np.float32))
+    out = np.empty(n, np.float32)
+    result = device.host_buffer(out, upload=False)
+    kernel = device.program("basics/vector_add.cl", {"T": "float"}).kernel("vector_add")
+    device.launch(kernel, n, None, ones, ones, result, np.uint32(n))
+    return result, out, weakref.ref(out)
+
+
 def test_a_result_nobody_kept_keeps_its_memory_until_the_device_is_done(device):
     # kernels may still write a result's host memory when nobody keeps the result: the command
     # holds the array until the device is known to be done with it (freed memory written was a
     # crash on PoCL)
-    if not device.shares_host_memory or device.backend != "opencl":
-        pytest.skip(f"{device.id} copies host arrays: its buffers are memory of their own")
-    n = 1 << 22  # 16 MiB a buffer: more than an inline launch takes, so it goes to the worker threads
-    ones = device.host_buffer(np.ones(n, np.float32))
-    out = np.empty(n, np.float32)
-    gone = weakref.ref(out)
-    result = device.host_buffer(out, upload=False)
-    kernel = device.program("basics/vector_add.cl", {"T": "float"}).kernel("vector_add")
-    device.launch(kernel, n, None, ones, ones, result, np.uint32(n))
+    result, out, gone = _doubled_into_host_memory(device)
     del result, out
     gc.collect()
     assert gone() is not None
@@ -339,16 +349,7 @@ def test_a_device_that_has_waited_lets_go_of_the_arrays_it_held(device):
     # once a read back has waited for the queues, no command of theirs needs a held array: a
     # result dropped then is freed at once, not at the next launch or finish(), also where the
     # device has streams beside its own queue (whose commands it did not wait for)
-    if not device.shares_host_memory or device.backend != "opencl":
-        pytest.skip(f"{device.id} copies host arrays: its buffers are memory of their own")
-    device.stream()
-    n = 1 << 22  # more than an inline launch takes: the worker threads run it
-    ones = device.host_buffer(np.ones(n, np.float32))
-    out = np.empty(n, np.float32)
-    gone = weakref.ref(out)
-    result = device.host_buffer(out, upload=False)
-    kernel = device.program("basics/vector_add.cl", {"T": "float"}).kernel("vector_add")
-    device.launch(kernel, n, None, ones, ones, result, np.uint32(n))
+    result, out, gone = _doubled_into_host_memory(device, beside_a_stream=True)
     device.download(result, out)  # the kernel wrote the array itself: this waits for it
     assert out[0] == 2 and out[-1] == 2
     del result, out

@@ -51,17 +51,9 @@ inline uint run_end(uint n, uint chunk) { return PS_MIN(n, run_start(n, chunk) +
         (count)[DIGIT(f(ps_k.s7), shift)]++;                                                  \
     } while (0)
 
-/* counts[b * groups + g]: the keys of digit b in the run of group g (bucket-major, so that the
- * slots of a bucket's keys follow the order of the groups) */
-__kernel void radix_cpu_histogram(__global const uint *keys, __global uint *counts, uint n, uint chunk,
-                                  uint shift, uint encode)
+/* count[d] += the keys of digit d among keys[i, end), encoded first where encode is set */
+inline void count_digits(uint *count, __global const uint *keys, uint i, uint end, uint shift, bool encode)
 {
-    uint groups = get_num_groups(0);
-    uint end = run_end(n, chunk);
-    uint count[BUCKETS];
-    for (uint b = 0; b < BUCKETS; ++b)
-        count[b] = 0;
-    uint i = run_start(n, chunk);
     if (encode) {
         for (; i + 8 <= end; i += 8)
             COUNT_EIGHT(count, vload8(0, keys + i), encode_key);
@@ -73,6 +65,19 @@ __kernel void radix_cpu_histogram(__global const uint *keys, __global uint *coun
         for (; i < end; ++i)
             count[DIGIT(keys[i], shift)]++;
     }
+}
+
+/* counts[b * groups + g]: the keys of digit b in the run of group g (bucket-major, so that the
+ * slots of a bucket's keys follow the order of the groups) */
+__kernel void radix_cpu_histogram(__global const uint *keys, __global uint *counts, uint n, uint chunk,
+                                  uint shift, uint encode)
+{
+    uint groups = get_num_groups(0);
+    uint end = run_end(n, chunk);
+    uint count[BUCKETS];
+    for (uint b = 0; b < BUCKETS; ++b)
+        count[b] = 0;
+    count_digits(count, keys, run_start(n, chunk), end, shift, encode);
     for (uint b = 0; b < BUCKETS; ++b)
         counts[b * groups + get_group_id(0)] = count[b];
 }
@@ -165,16 +170,7 @@ __kernel void radix_cpu_one(__global const uint *keys, __global uint *spare, __g
         bool encode = p == 0, decode = p == passes - 1;
         for (uint b = 0; b < BUCKETS; ++b)
             next[b] = 0;
-        uint i = 0;
-        if (encode) {
-            for (; i + 8 <= n; i += 8)
-                COUNT_EIGHT(next, vload8(0, src + i), encode_key);
-        } else {
-            for (; i + 8 <= n; i += 8)
-                COUNT_EIGHT(next, vload8(0, src + i), AS_IS);
-        }
-        for (; i < n; ++i)
-            next[DIGIT(encode ? encode_key(src[i]) : src[i], shift)]++;
+        count_digits(next, src, 0, n, shift, encode);
         uint slot = 0;
         for (uint b = 0; b < BUCKETS; ++b) {
             uint count = next[b];
