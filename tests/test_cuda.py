@@ -111,10 +111,12 @@ for _f in ("radix", "radix_local", "radix_local_vec"):
 for _t, _items, _vec in (("uint", 16, 4), ("ulong", 8, 2), ("float", 3, 1), ("double", 8, 2)):
     for _fallback in (0, 1):
         _defines = {"T": _t, "WG": 256, "ITEMS": _items, "VEC": _vec, "INCLUSIVE": 1, "FALLBACK": _fallback}
-        KERNELS.append(("scan/single_pass.cl", _defines))
+        # where the look-back polls: tiles by group number, staged in vectors, registers bounded
+        _polled = {"ORDERED": 1, "STAGE": 1, "MIN_GROUPS": 5, "PACKED": int(_t in ("uint", "float"))}
+        KERNELS.append(("scan/single_pass.cl", {**_defines, **(_polled if not _fallback else {})}))
 for _v, _wide, _fallback in ((0, 0, 0), (1, 0, 1), (1, 1, 0)):
     _defines = {"WG": 256, "ITEMS": 15, "KEY_KIND": 2, "WITH_VALUES": _v, "WIDE": _wide, "FALLBACK": _fallback}
-    KERNELS.append(("sort/onesweep.cl", _defines))
+    KERNELS.append(("sort/onesweep.cl", {**_defines, "ORDERED": int(not _fallback)}))
 for _t, _vw in (("float", 1), ("float", 4), ("float", 8), ("double", 2)):
     KERNELS.append(("matmul/xgemm.cl", {"T": _t, "MWG": 128, "NWG": 128, "KWG": 16, "VW": _vw, "MIN_GROUPS": 2}))
 # the CPU-shaped variants' kernels build for CUDA too (and run there, slowly)

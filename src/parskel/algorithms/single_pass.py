@@ -91,13 +91,14 @@ def enqueue(
     ITEMS: int = 0,
     progress: int = 0,
     STAGE: int = 0,
+    MIN_GROUPS: int = 0,
 ) -> None:
     """Enqueue the single-pass scan of ``n`` elements of ``src`` into ``dst`` (may be ``src``)."""
     vectors = aligned(src, 16) and aligned(dst, 16)
     waits = lookback_defines(device, progress, kt.itemsize)
-    key = (device, kt, inclusive, WG, ITEMS, STAGE, vectors, *waits.values(), device.info.local_mem_bytes)
+    key = (device, kt, inclusive, WG, ITEMS, STAGE, MIN_GROUPS, vectors, *waits.values(), device.info.local_mem_bytes)
     kernel, group, tile = remembered(
-        _PLANS, key, lambda: _plan(device, kt, inclusive, WG, ITEMS, STAGE, vectors, waits)
+        _PLANS, key, lambda: _plan(device, kt, inclusive, WG, ITEMS, STAGE, MIN_GROUPS, vectors, waits)
     )
     tiles = -(-n // tile)
     flags = values_at(tiles) * 4
@@ -121,6 +122,7 @@ def _plan(
     WG: int,
     ITEMS: int,
     STAGE: int,
+    MIN_GROUPS: int,
     vectors: bool,
     waits: dict[str, int],
 ) -> tuple[Kernel, int, int]:
@@ -140,6 +142,7 @@ def _plan(
         "VEC": vector_width(kt, items, vectors),
         "INCLUSIVE": int(inclusive),
         "STAGE": STAGE,
+        "MIN_GROUPS": MIN_GROUPS,
         **waits,
     }
     # a compiler that needs more registers than groups of WG have (a tuned WG is for another
@@ -180,6 +183,12 @@ register(
             ),
             PROGRESS,
             Param("STAGE", 0, (0, 1), "1: tiles read and written through local memory in whole lines"),
+            Param(
+                "MIN_GROUPS",
+                0,
+                (0, 2, 3, 4, 5, 6, 8, 10),
+                "on CUDA, work-groups an SM must hold at once, which bounds the registers (0: the compiler's choice)",
+            ),
         ),
         requires=(
             Requirement(

@@ -49,9 +49,12 @@ def lookback_defines(device: Device, progress: int = 0, itemsize: int = 0) -> di
     1 polls until published, 2 takes the decoupled fallback. And ``PACKED``: 1 where a scan's
     tiles may keep their status and ``itemsize``-byte value in one 64-bit word (4-byte values
     where the look-back polls; the kernel does so where the device has warps too, see
-    ``scan/single_pass.h``), whose buffer must then start zeroed."""
+    ``scan/single_pass.h``), whose buffer must then start zeroed. And ``ORDERED``: 1 where the
+    look-back polls, so that work-groups start in the order of their numbers and a tile may be
+    the group's number rather than the next count of an atomic counter (NVIDIA's GPUs start
+    them so; CUB's scan takes its tiles the same way)."""
     spin = forward_progress(device) if progress == 0 else progress == 1
-    return {"FALLBACK": int(not spin), "SPINS": SPINS, "PACKED": int(spin and itemsize == 4)}
+    return {"FALLBACK": int(not spin), "SPINS": SPINS, "PACKED": int(spin and itemsize == 4), "ORDERED": int(spin)}
 
 
 def with_warp_ops(device: Device, build: Callable[[dict[str, int]], Program]) -> Program:

@@ -3,7 +3,10 @@
  * dtypes) and skeletons/scan.cl (any associative operator, structs included).
  *
  * A work-group takes the next tile number from an atomic counter, so tiles start in order: every
- * predecessor of a tile has started before it. The group scans its WG * ITEMS elements (each
+ * predecessor of a tile has started before it. With ORDERED 1 (the host sets it where the
+ * look-back polls: NVIDIA's GPUs, which start work-groups in the order of their numbers, as CUB's
+ * scan also assumes) the tile is the group's number, and the group starts loading without
+ * waiting for the counter and a barrier. The group scans its WG * ITEMS elements (each
  * work-item ITEMS consecutive ones, in registers), publishes the tile's aggregate, looks back over
  * its predecessors' published aggregates and inclusive prefixes until it meets a prefix, publishes
  * its own inclusive prefix and writes its elements: 2n elements of traffic, one launch.
@@ -61,6 +64,9 @@
 #endif
 #ifndef PACKED
 #define PACKED 0
+#endif
+#ifndef ORDERED
+#define ORDERED 0
 #endif
 #ifndef SP_TOTAL
 #define SP_TOTAL 0
@@ -156,11 +162,23 @@ PS_INLINE void sp_load_staged(__global const SP_T *in, uint base, uint n, SP_T i
 {
     uint lid = get_local_id(0);
     if (WG % 32 == 0 && base + SP_TILE <= n) { /* a whole tile (all but the last): nothing to check */
+#if VEC > 1
+        /* in vectors: work-item i takes vector i, i + WG, ...; a vector's elements stay within
+         * one row of 32 of the stage, so they are consecutive there too */
+        __global const SP_VT *from = (__global const SP_VT *)(in + base) + lid;
+#pragma unroll
+        for (uint k = 0; k < ITEMS / VEC; ++k) {
+            SP_VT t = from[k * WG];
+            PS_LOCAL_PARAM SP_T *to = stage + SP_PAD(VEC * (k * WG + lid));
+            SP_SPLIT(t, to, 0)
+        }
+#else
         __global const SP_T *from = in + base + lid;
         PS_LOCAL_PARAM SP_T *to = stage + SP_PAD(lid);
 #pragma unroll
         for (uint k = 0; k < ITEMS; ++k)
             to[k * SP_PAD(WG)] = from[k * WG];
+#endif
     } else {
 #pragma unroll
         for (uint k = 0; k < ITEMS; ++k) {
@@ -184,11 +202,20 @@ PS_INLINE void sp_store_staged(__global SP_T *out, uint base, uint n, SP_T *x, P
         stage[SP_PAD(lid * ITEMS + k)] = x[k];
     barrier(CLK_LOCAL_MEM_FENCE);
     if (WG % 32 == 0 && base + SP_TILE <= n) {
+#if VEC > 1
+        __global SP_VT *to = (__global SP_VT *)(out + base) + lid;
+#pragma unroll
+        for (uint k = 0; k < ITEMS / VEC; ++k) {
+            PS_LOCAL_PARAM const SP_T *from = stage + SP_PAD(VEC * (k * WG + lid));
+            to[k * WG] = SP_JOIN(from, 0);
+        }
+#else
         __global SP_T *to = out + base + lid;
         PS_LOCAL_PARAM const SP_T *from = stage + SP_PAD(lid);
 #pragma unroll
         for (uint k = 0; k < ITEMS; ++k)
             to[k * WG] = from[k * SP_PAD(WG)];
+#endif
     } else {
 #pragma unroll
         for (uint k = 0; k < ITEMS; ++k) {
@@ -364,11 +391,15 @@ PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __globa
                             PS_LOCAL_PARAM int *ctl, PS_LOCAL_PARAM SP_T *stage SP_EXTRA_PARAMS)
 {
     uint lid = get_local_id(0);
+#if ORDERED
+    /* work-groups start in the order of their numbers (see ORDERED above) */
+    uint tile = get_group_id(0);
+#else
     if (lid == 0)
         ctl[2] = (int)atomic_inc(state);
     barrier(CLK_LOCAL_MEM_FENCE);
     uint tile = (uint)ctl[2];
-    volatile __global uint *flags = state + 1;
+#endif
     SP_T x[ITEMS];
 #if STAGE
     sp_load_staged(in, tile * SP_TILE, n, identity, x, stage);
@@ -401,6 +432,7 @@ PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __globa
         run = SP_OP(wv[0], run);
     }
 #else
+    volatile __global uint *flags = state + 1;
     if (tile == 0) {
         if (lid == 0) {
             values[tiles] = total;

@@ -3,7 +3,8 @@
  *
  * onesweep_histogram reads the keys once and counts the digits of all four passes. Each pass is
  * one launch of onesweep_pass: a work-group takes the next tile number from an atomic counter
- * (tiles start in order), ranks its WG * ITEMS keys stably by digit, publishes its per-digit
+ * (tiles start in order; with ORDERED, where the look-back polls, its own number, as work-groups
+ * start in that order there, see runtime/traits.py), ranks its WG * ITEMS keys stably by digit, publishes its per-digit
  * counts, looks back over its predecessors' published counts (decoupled look-back, one digit per
  * work-item) for where its keys of each digit go, publishes its inclusive counts, and writes its
  * keys (and values) grouped by digit through local memory, so that runs of a digit go out
@@ -42,6 +43,9 @@
 #endif
 #ifndef FALLBACK
 #define FALLBACK 1
+#endif
+#ifndef ORDERED
+#define ORDERED 0
 #endif
 #ifndef SPINS
 #define SPINS 64
@@ -173,7 +177,9 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     __local uint start_s[RADIX];
     __local uint base_s[RADIX];
     __local uint scratch[PS_GROUP_SCRATCH];
+#if !ORDERED || LATE_VALUES
     __local uint tile_s;
+#endif
 #if FALLBACK
     __local uint fb_counts[RADIX];
     __local uint fb_flags[2];
@@ -182,12 +188,24 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     uint shift = 8 * pass;
     uint first = pass == 0, last = pass == PASSES - 1;
     uint tiles = (n + TILE - 1) / TILE;
+#if ORDERED
+    /* work-groups start in the order of their numbers (runtime/traits.py); tile_s is still
+     * where the late values find it */
+    uint tile = get_group_id(0);
+#if LATE_VALUES
+    if (lid == 0)
+        tile_s = tile;
+#endif
+#else
     if (lid == 0)
         tile_s = atomic_inc(&meta[PASSES * RADIX + pass]);
+#endif
     for (uint i = lid; i < WARPS * RADIX; i += WG)
         warp_counts[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+#if !ORDERED
     uint tile = tile_s;
+#endif
     uint base = tile * TILE;
     volatile __global status_t *status = status_all + pass * tiles * RADIX;
 
