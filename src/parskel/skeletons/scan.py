@@ -27,6 +27,11 @@ RUNS_PER_UNIT = 4  # CPU runs per compute unit, so that uneven cores still share
 # scalars. On an H100, int32 at 2^28 took 1.05-1.28 ms with 32 per work-item staged, against
 # 1.3-1.8 ms with 16 read as vectors (parskel.scan's sweeps, docs/benchmarks.md).
 TILE_ITEM_BYTES = 128
+#: On CUDA, the work-items an SM must hold at once for staged tiles of 4-byte elements, which
+#: bounds the registers (``MIN_GROUPS`` of ``scan/single_pass.h``): an int32 or float32 ``Scan``
+#: of 2^28 on an H100 took 0.907-0.948 ms so, 0.967-1.000 with the compiler's 64 registers (four
+#: groups of 256 an SM), 0.98-1.04 bounded to 1,536
+BOUNDED_ITEMS = 1280
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,7 @@ class Scan(Skeleton):
             f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
             f"#define PS_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define PS_EXTRA_ARGS {extra_args(op, 'ps_x')}\n"
             f"#define ITEMS {items}\n#define VEC {vec}\n#define INCLUSIVE {int(self.inclusive)}\n"
+            + (f"#define MIN_GROUPS ({BOUNDED_ITEMS} / PS_WG)\n" if staged and self.dtype.itemsize == 4 else "")
             + "".join(f"#define {k} {v}\n" for k, v in lookback_defines(dev, 0, self.dtype.itemsize).items())
             + identity_glue(self.identity)
         )

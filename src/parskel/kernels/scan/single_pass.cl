@@ -25,18 +25,6 @@
  * single_pass.h), so that the host allocates and clears it with one command each. */
 #define SP_VALUES_AT(tiles) (((tiles) + 2) & ~1u)
 
-/* MIN_GROUPS (CUDA): work-groups an SM must be able to hold at once, which bounds the registers;
- * 0 leaves them to the compiler. On an H200 a staged tile of 256 x 32 int32 took 64 registers
- * (four groups an SM) and bounded to five groups (51 registers) its scan of 2^28 went from 0.80 to 0.75 ms. */
-#ifndef MIN_GROUPS
-#define MIN_GROUPS 0
-#endif
-#if defined(PS_CUDA) && MIN_GROUPS > 0
-#define SP_BOUNDS __launch_bounds__(WG, MIN_GROUPS)
-#else
-#define SP_BOUNDS
-#endif
-
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) SP_BOUNDS
 void single_pass_scan(__global const T *in, __global T *out, __global uint *state, uint n, uint tiles)
 {

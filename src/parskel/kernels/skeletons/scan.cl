@@ -15,7 +15,7 @@
 #define SP_TOTAL 1
 #include "scan/single_pass.h"
 
-__kernel __attribute__((reqd_work_group_size(PS_WG, 1, 1)))
+__kernel __attribute__((reqd_work_group_size(PS_WG, 1, 1))) SP_BOUNDS
 void ps_scan(__global const PS_T *ps_in, __global PS_T *ps_out, __global uint *ps_state,
              __global PS_T *ps_values, __global const PS_T *ps_identity, uint ps_n, uint ps_tiles
              PS_EXTRA_PARAMS)
