@@ -29,7 +29,7 @@ RUNS_PER_UNIT = 4  # CPU runs per compute unit, so that uneven cores still share
 TILE_ITEM_BYTES = 128
 #: On CUDA, the work-items an SM must hold at once for staged tiles of 4-byte elements, which
 #: bounds the registers (``MIN_GROUPS`` of ``scan/single_pass.h``): an int32 or float32 ``Scan``
-#: of 2^28 on an H100 took 0.907-0.948 ms so, 0.967-1.000 with the compiler's 64 registers (four
+#: of 2^28 on an H100 took 0.907-0.948 ms so, 0.960-1.000 with the compiler's 64 registers (four
 #: groups of 256 an SM), 0.98-1.04 bounded to 1,536
 BOUNDED_ITEMS = 1280
 
