@@ -4,11 +4,11 @@
  * onesweep_histogram reads the keys once and counts the digits of all four passes. Each pass is
  * one launch of onesweep_pass: a work-group takes the next tile number from an atomic counter
  * (tiles start in order; with ORDERED, where the look-back polls, its own number, as work-groups
- * start in that order there, see runtime/traits.py), ranks its WG * ITEMS keys stably by digit, publishes its per-digit
- * counts, looks back over its predecessors' published counts (decoupled look-back, one digit per
- * work-item) for where its keys of each digit go, publishes its inclusive counts, and writes its
- * keys (and values) grouped by digit through local memory, so that runs of a digit go out
- * together. The input is read once and written once per pass.
+ * start in that order there, see runtime/traits.py), ranks its WG * ITEMS keys stably by digit,
+ * publishes its per-digit counts, looks back over its predecessors' published counts (decoupled
+ * look-back, one digit per work-item) for where its keys of each digit go, publishes its
+ * inclusive counts, and writes its keys (and values) grouped by digit through local memory, so
+ * that runs of a digit go out together. The input is read once and written once per pass.
  *
  * Ranking is stable: key positions are ordered (warp, round, lane); with warp operations
  * (common/subgroup.h) each warp ranks 32 keys a round, finding the lanes that hold each digit
