@@ -165,3 +165,13 @@ def test_only_four_byte_sums_of_a_polling_look_back_share_a_word_with_their_stat
     assert traits.lookback_defines(device, 1, 8)["PACKED"] == 0
     assert traits.lookback_defines(device, 2, 4)["PACKED"] == 0
     assert traits.lookback_defines(device, 1)["PACKED"] == 0
+
+
+def test_tiles_are_group_numbers_only_where_work_groups_start_in_order(device):
+    """ORDERED (a tile is its group's number, no atomic counter) where the look-back polls on a
+    device that starts work-groups in order; a device told to poll without that promise
+    (progress=1 on PoCL) keeps the counter, and the decoupled fallback never needs the order."""
+    in_order = traits.forward_progress(device)
+    assert traits.lookback_defines(device, 0)["ORDERED"] == int(in_order)
+    assert traits.lookback_defines(device, 1)["ORDERED"] == int(in_order)
+    assert traits.lookback_defines(device, 2)["ORDERED"] == 0

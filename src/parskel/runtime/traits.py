@@ -50,11 +50,14 @@ def lookback_defines(device: Device, progress: int = 0, itemsize: int = 0) -> di
     tiles may keep their status and ``itemsize``-byte value in one 64-bit word (4-byte values
     where the look-back polls; the kernel does so where the device has warps too, see
     ``scan/single_pass.h``), whose buffer must then start zeroed. And ``ORDERED``: 1 where the
-    look-back polls, so that work-groups start in the order of their numbers and a tile may be
-    the group's number rather than the next count of an atomic counter (NVIDIA's GPUs start
-    them so; CUB's scan takes its tiles the same way)."""
+    look-back polls on a device that starts work-groups in the order of their numbers (NVIDIA's
+    GPUs; CUB's scan takes its tiles the same way), so that a tile may be the group's number
+    rather than the next count of an atomic counter. A device told to poll without that promise
+    (``progress=1`` on PoCL) keeps the counter: its tiles then start in order whatever order its
+    work-groups run in."""
     spin = forward_progress(device) if progress == 0 else progress == 1
-    return {"FALLBACK": int(not spin), "SPINS": SPINS, "PACKED": int(spin and itemsize == 4), "ORDERED": int(spin)}
+    ordered = spin and forward_progress(device)
+    return {"FALLBACK": int(not spin), "SPINS": SPINS, "PACKED": int(spin and itemsize == 4), "ORDERED": int(ordered)}
 
 
 def with_warp_ops(device: Device, build: Callable[[dict[str, int]], Program]) -> Program:
