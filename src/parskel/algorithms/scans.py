@@ -187,6 +187,17 @@ def scan_buffer(
     registry.dispatch("scan", device, variant, params, enqueue, {"n": n, "itemsize": kt.itemsize})
 
 
+def values_at(tiles: int) -> int:
+    """Where the tiles' values start in a one-pass scan's state buffer, in 4-byte words: after
+    the counter and the tiles' flags, on an 8-byte boundary (``SP_VALUES_AT`` in
+    ``scan/single_pass.cl``; ``chained_cpu.cl`` lays out its totals the same way).
+
+    >>> values_at(1), values_at(2)
+    (2, 4)
+    """
+    return (tiles + 2) & ~1
+
+
 def scans_buffers(name: str) -> bool:
     """Whether the scan variant ``name`` scans device buffers (:func:`scan_buffer`): the
     built-in ones do; a variant registered with only a ``run`` scans arrays."""

@@ -17,7 +17,7 @@ import numpy as np
 from ..runtime import Buffer, Device, Program, c_type
 from . import runs
 from .registry import Param, Variant, register
-from .scans import add_enqueue, host_run
+from .scans import add_enqueue, host_run, values_at
 
 #: Bytes of one vector the kernels load and store, by default: a cache line, an AVX-512
 #: register. Tunable (``vector_bytes``): 32, an AVX2 register, may suit CPUs without AVX-512.
@@ -73,7 +73,7 @@ def _chained(
     groups = max(1, min(tiles, device.info.compute_units * groups_per_cu))
     # the ticket counter and the tiles' flags, zeroed, then their totals, in one buffer: on a
     # device that works in host memory a zeroed host array, which no command has to clear
-    flags = 4 * ((tiles + 2) // 2 * 2)
+    flags = 4 * values_at(tiles)
     nbytes = flags + 2 * tiles * kt.itemsize
     if device.shares_host_memory:
         state = device.host_buffer(np.zeros(nbytes, np.uint8))

@@ -19,7 +19,7 @@ from ..runtime import Buffer, Device, Kernel, c_type
 from ..runtime.memo import remembered
 from ..runtime.traits import aligned, built_within, lookback_defines, with_warp_ops
 from .registry import Param, Requirement, Variant, register
-from .scans import add_enqueue, host_run
+from .scans import add_enqueue, host_run, values_at
 
 #: bytes of input per work-item when ITEMS is left to the dtype (0)
 ITEM_BYTES = 64
@@ -149,12 +149,6 @@ def _plan(
     # compiler): smaller tiles
     group, kernel = built_within(WG, lambda wg: _kernel(device, {**defines, "WG": wg}))
     return kernel, group, group * items
-
-
-def values_at(tiles: int) -> int:
-    """Where the tiles' values start in the kernel's one state buffer, in 4-byte words: after
-    the counter and the flags, on an 8-byte boundary (``SP_VALUES_AT`` in ``single_pass.cl``)."""
-    return (tiles + 2) & ~1
 
 
 def _kernel(device: Device, defines: dict[str, int | str]) -> Kernel:
