@@ -179,7 +179,7 @@ _MISSING = [name for name in ("sphinx", "myst_nb", "furo") if importlib.util.fin
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::PendingDeprecationWarning")  # the extensions'
 def test_the_site_builds_without_warnings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     """The pages and the reference, with warnings as errors; the tutorials are not executed
-    here (the tests above run them), CI builds the whole site with ``parskel docs``."""
+    here (the tests above run them), as CI builds the site (``parskel docs --no-execute``)."""
     from sphinx.util.inventory import InventoryFile
 
     monkeypatch.setenv("PARSKEL_DOCS_EXECUTE", "off")  # what --no-execute sets, undone after the test
