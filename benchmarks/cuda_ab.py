@@ -176,6 +176,7 @@ def calls(dev: ps.Device, profile: Path | None) -> str:
             profiler.disable()
             text = io.StringIO()
             pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(35)
+            profile.mkdir(parents=True, exist_ok=True)
             (profile / f"prof_{name}.txt").write_text(text.getvalue())
     return "\n".join(row)
 
