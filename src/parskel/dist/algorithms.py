@@ -100,14 +100,24 @@ def sort(
         pieces[k] = [mine[bounds[j] : bounds[j + 1]] for j in range(parts)]
         if moved_values is not None:
             pieces[k] += [moved_values[bounds[j] : bounds[j + 1]] for j in range(parts)]
-    received = _exchange(dist, pieces, 2 if values is not None else 1, keys.dtype, values.dtype if values is not None else None)
+    received = _exchange(
+        dist, pieces, 2 if values is not None else 1, keys.dtype, values.dtype if values is not None else None
+    )
 
     def merge(j: int) -> Any:
         got_keys, got_values = received[j]
         if not len(got_keys):
             return (got_keys, got_values) if got_values is not None else got_keys
         device = dist.devices[j]
-        return sort_array(got_keys, got_values, kind="stable", variant=variant, device=device, max_device_memory=max_device_memory, **params)
+        return sort_array(
+            got_keys,
+            got_values,
+            kind="stable",
+            variant=variant,
+            device=device,
+            max_device_memory=max_device_memory,
+            **params,
+        )
 
     merged = each(dist, merge)
     sizes = _sizes(dist, {j: (m[0] if values is not None else m) for j, m in merged.items()})

@@ -301,7 +301,9 @@ def _gather(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: di
     out = kwargs.get("out")
     lead = positions if isinstance(positions, Distributed) else None
     if lead is None:
-        raise ShapeError("Gather: distribute the positions (each part gathers its own); the values go whole to every part")
+        raise ShapeError(
+            "Gather: distribute the positions (each part gathers its own); the values go whole to every part"
+        )
     dist = lead.distribution
     whole = aligned(values, dist.with_kind("copy"), "Gather: values")
     if out is not None and not (isinstance(out, Distributed) and out.distribution.same_as(dist)):
@@ -346,7 +348,11 @@ def _scatter(sk: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     elif extras:
         raise UserFunctionError("Scatter without a user function takes no extra arguments")
     if out is not None:
-        if not isinstance(out, Distributed) or out.distribution.kind == "copy" or out.distribution.comm is not dist.comm:
+        if (
+            not isinstance(out, Distributed)
+            or out.distribution.kind == "copy"
+            or out.distribution.comm is not dist.comm
+        ):
             raise ShapeError("Scatter: out must be distributed in blocks (or single) among the same processes")
         result = out
     else:
@@ -497,7 +503,8 @@ def _carry_source(op: UserFunction) -> str:
     t = op.return_type
     extras = "".join(f", {_declare(p)}" for p in op.extras)
     names = "".join(f", {p.name}" for p in op.extras)
-    return f"{op.source}\n{t} parskel_carry({t} x, {t} parskel_before{extras}) {{ return {op.signature.name}(parskel_before, x{names}); }}\n"
+    call = f"{op.signature.name}(parskel_before, x{names})"
+    return f"{op.source}\n{t} parskel_carry({t} x, {t} parskel_before{extras}) {{ return {call}; }}\n"
 
 
 def _scan(sk: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

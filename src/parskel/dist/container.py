@@ -26,7 +26,7 @@ from .moves import moved
 class Distributed(Container):
     """What a distributed Vector and Matrix share; see the module's description."""
 
-    __slots__ = ("_diverged", "_dist", "_halo_ok", "_parts")
+    __slots__ = ("_dist", "_diverged", "_halo_ok", "_parts")
     _dist: Distribution
     _parts: dict[int, Container]
     _halo_ok: bool  # overlap: whether every part's halo rows equal their owners' rows

@@ -86,8 +86,10 @@ class Distribution:
         )
 
     def same_places(self, other: Distribution) -> bool:
-        return self.comm is other.comm and self.owners == other.owners and all(
-            a is b for a, b in zip(self.devices, other.devices)
+        return (
+            self.comm is other.comm
+            and self.owners == other.owners
+            and all(a is b for a, b in zip(self.devices, other.devices))
         )
 
     def with_kind(self, kind: Kind, *, halo: int = 0, weights: tuple[float, ...] | None = None) -> Distribution:

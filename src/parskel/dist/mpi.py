@@ -124,7 +124,9 @@ def _distribution(kind: Kind, comm: Any, device: Any, weights: Any = "even", hal
     return Distribution(kind, devices, owners, ranks, _weights(ranks, weights, mine), halo, combine)
 
 
-def block(comm: Any = None, device: Device | str | None = None, weights: str | Sequence[float] = "even") -> Distribution:
+def block(
+    comm: Any = None, device: Device | str | None = None, weights: str | Sequence[float] = "even"
+) -> Distribution:
     """One contiguous part per rank, on ``device`` (this rank's choice; default device)."""
     return _distribution("block", comm, device, weights)
 
