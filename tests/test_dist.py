@@ -260,6 +260,32 @@ def test_blocks_sized_by_speed_and_rows_read_alone(pair) -> None:
     np.testing.assert_array_equal(ps.Vector(np.arange(9, dtype=np.int16)).read_rows(7, 9), [7, 8])
 
 
+def test_gathering_reads_each_row_once(pair, rng) -> None:
+    """``numpy()`` of a container held whole by one part is that part's host copy (on a CPU
+    device, the device's memory itself); of several parts, one new array their rows are read
+    into; a part's rows go into a given array with ``read_rows(..., out=)``."""
+    x = rng.integers(-50, 50, 5001).astype(np.int32)
+    before = x.copy()
+    square = ps.Map(lambda a: a * a)
+    for dist in (ps.dist.single(pair[0]), ps.dist.copy(pair)):
+        y = square(ps.Vector(x, copy=False, distribution=dist))
+        got = y.numpy()
+        np.testing.assert_array_equal(got, x * x)
+        assert not got.flags.writeable
+        assert np.shares_memory(got, y.parts[dist.local()[0]].numpy())
+        np.testing.assert_array_equal(y.numpy(writable=True), x * x)
+    for kind in ("block", "weighted", "overlap"):
+        y = square(ps.Vector(x, copy=False, distribution=_kinds(pair)[kind]))
+        got = y.numpy()
+        np.testing.assert_array_equal(got, x * x, err_msg=kind)
+        assert not any(np.shares_memory(got, p.numpy()) for p in y.parts.values()), kind
+    into = np.full(4, -1, np.int32)
+    part = square(ps.Vector(x[:10], device=pair[0]))  # valid on the device only
+    assert part.read_rows(3, 7, out=into) is into
+    np.testing.assert_array_equal(into, x[3:7] ** 2)
+    np.testing.assert_array_equal(x, before)  # the input, shared by the parts, is left as it was
+
+
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
 def test_the_wrapped_user_functions_compile_with_nvrtc(monkeypatch) -> None:
     """The functions made for parts (the first index added, a scan's carry) compile as CUDA."""

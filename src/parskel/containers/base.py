@@ -221,13 +221,19 @@ class Container:
         view.flags.writeable = False
         return view
 
-    def read_rows(self, start: int, stop: int) -> np.ndarray:
-        """Rows ``start:stop`` (elements of a Vector) as a new host array: sliced from the host
-        copy if it is current, else downloaded alone, without the rest of the container."""
+    def read_rows(self, start: int, stop: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Rows ``start:stop`` (elements of a Vector) as a new host array, or into ``out`` (a
+        C-contiguous array of their shape and dtype): sliced from the host copy if it is
+        current, else downloaded alone, without the rest of the container."""
         row = self.nbytes // max(self._shape[0], 1)
         if self._host_valid or stop <= start:
-            return np.array(self.to_host()[start:stop])
-        out = np.empty((stop - start, *self._shape[1:]), dtype=self._dtype)
+            rows = self.to_host()[start:stop]
+            if out is None:
+                return np.array(rows)
+            out[...] = rows
+            return out
+        if out is None:
+            out = np.empty((stop - start, *self._shape[1:]), dtype=self._dtype)
         assert self._buffer is not None  # one side is always valid
         self._device.download(self._buffer, out, offset=start * row)
         return out

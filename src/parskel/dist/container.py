@@ -126,26 +126,27 @@ class Distributed(Container):
 
     # coherence ---------------------------------------------------------------------------
     def to_host(self) -> np.ndarray:
-        """The whole container gathered from its parts (a new read-only array)."""
+        """The whole container gathered from its parts, read-only. In one process, where a part
+        holds all of it (a copy distribution, or a single part), that part's own host copy, as a
+        plain container gives (on a CPU device, its memory itself); else a new array, into which
+        each part's rows are read once (over MPI every process takes part in the gathering)."""
         self._merge()
         dist = self._dist
-        ranges = dist.ranges(self._shape[0])
-        stored = dist.stored(self._shape[0])
+        rows = self._shape[0]
+        ranges = dist.ranges(rows)
+        stored = dist.stored(rows)
+        if dist.comm.size == 1 and (dist.kind == "copy" or dist.parts == 1):
+            return self._parts[dist.local()[0]].to_host().reshape(self._shape)
+        whole = np.empty(self._shape, self._dtype)
         mine = {}
         for k, part in self._parts.items():
-            if dist.kind == "copy" and k != dist.local()[0]:
-                continue
             lo, hi = ranges[k]
-            mine[k] = part.read_rows(lo - stored[k][0], hi - stored[k][0])
-        found: dict[int, np.ndarray] = {}
-        for gathered in dist.comm.allgather(mine):
-            found.update(gathered)
-        if dist.kind == "copy":
-            whole = next(iter(found.values()))
-        else:
-            pieces = [found[k] for k in range(dist.parts)]
-            whole = np.concatenate(pieces) if pieces else np.empty(self._shape, self._dtype)
-        whole = whole.reshape(self._shape)
+            mine[k] = part.read_rows(lo - stored[k][0], hi - stored[k][0], out=whole[lo:hi])
+        for gathered in dist.comm.allgather(mine):  # the other processes' rows (MPI)
+            for k, piece in gathered.items():
+                if k not in mine:
+                    lo, hi = ranges[k]
+                    whole[lo:hi] = piece
         whole.flags.writeable = False
         return whole
 
@@ -155,8 +156,12 @@ class Distributed(Container):
         view = self.to_host()
         return view.copy() if writable else view
 
-    def read_rows(self, start: int, stop: int) -> np.ndarray:
-        return np.array(self.to_host()[start:stop])
+    def read_rows(self, start: int, stop: int, out: np.ndarray | None = None) -> np.ndarray:
+        rows = self.to_host()[start:stop]
+        if out is None:
+            return np.array(rows)
+        out[...] = rows
+        return out
 
     def __setitem__(self, key: Any, value: Any) -> None:
         host = self.numpy(writable=True)
