@@ -13,6 +13,7 @@ import pytest
 
 import parskel as ps
 from parskel.errors import BackendUnavailableError, ShapeError
+from parskel.runtime.opencl import apart_builds
 from test_cuda import NVRTC, NVRTC_WHY, nvrtc_build
 
 
@@ -284,6 +285,25 @@ def test_gathering_reads_each_row_once(pair, rng) -> None:
     assert part.read_rows(3, 7, out=into) is into
     np.testing.assert_array_equal(into, x[3:7] ** 2)
     np.testing.assert_array_equal(x, before)  # the input, shared by the parts, is left as it was
+
+
+def test_sub_devices_build_apart_where_their_pocl_needs_it(pair) -> None:
+    """From PoCL 5 on each sub-device builds its programs with a define of its own, so that no
+    two share a compiled kernel (two finishing the same kernel at once abort PoCL 5.0);
+    elsewhere their builds are alike. Either way each runs what it built."""
+    apart = apart_builds(pair[0]._cl.platform.version)
+    x = np.arange(1000, dtype=np.float32)
+    for k, dev in enumerate(pair):
+        program = dev.program("basics/vector_add.cl", {"T": "float"})
+        a, c = dev.to_device(x), dev.alloc(x.nbytes)
+        dev.launch(program.kernel("vector_add"), x.size, None, a, a, c, np.uint32(x.size))
+        out = np.empty_like(x)
+        dev.download(c, out)
+        np.testing.assert_array_equal(out, 2 * x)
+        built = [options for _, options in dev._programs]  # every program this sub-device built
+        tags = {o for options in built for o in options if o.startswith("-DPS_SUB_DEVICE=")}
+        assert tags == ({f"-DPS_SUB_DEVICE={k}"} if apart else set()), tags
+        assert not apart or all(f"-DPS_SUB_DEVICE={k}" in options for options in built)
 
 
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)

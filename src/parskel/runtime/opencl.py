@@ -211,6 +211,9 @@ class OpenCLDevice(Device):
         self._exit_hooked = False
         # a memory pool per queue (see _alloc)
         self._pools: dict[Any, Any] = {}
+        # a sub-device's number where its programs must be built apart from its siblings' (see
+        # apart_builds), else None
+        self._build_tag: int | None = None
 
     @property
     def queue(self) -> Any:
@@ -316,10 +319,12 @@ class OpenCLDevice(Device):
         except (cl.Error, cl.LogicError, cl.RuntimeError) as exc:
             raise BackendUnavailableError(f"{self.id} cannot be partitioned: {exc}") from None
         platform = self._cl.platform
-        found = self._partitions[parts] = [
-            OpenCLDevice(_describe(f"{self.id}/{k}", platform, handle), handle) for k, handle in enumerate(handles)
-        ]
-        return found
+        subs = [OpenCLDevice(_describe(f"{self.id}/{k}", platform, handle), handle) for k, handle in enumerate(handles)]
+        if apart_builds(platform.version):
+            for k, sub in enumerate(subs):
+                sub._build_tag = k
+        self._partitions[parts] = list(subs)
+        return list(subs)
 
     def _event(self, kind: EventKind, label: str, event: Any) -> Event:
         found = OpenCLEvent(kind, label, event)
@@ -488,6 +493,8 @@ class OpenCLDevice(Device):
     # programs -----------------------------------------------------------------------------
     def build(self, source: Source, defines: Defines | None = None) -> OpenCLProgram:
         options = tuple(define_options(defines))
+        if self._build_tag is not None:
+            options += (f"-DPS_SUB_DEVICE={self._build_tag}",)
         key = (source.digest, options)
         program = self._programs.get(key)
         if program is not None:
@@ -820,6 +827,22 @@ _INLINE_FLOOR = 1 << 16
 # one start of the worker threads: inline, each would run on one core, so they keep to less.
 _CHAIN_BYTES = 1 << 20
 _CHAIN_SECONDS = 100e-6
+
+
+def apart_builds(platform_version: str) -> bool:
+    """Whether the sub-devices of a platform's devices must build their programs apart (with a
+    define of their own, so that no two share a compiled kernel): PoCL from version 5 on. There
+    (PoCL 5.0, 2026-11-26), two sub-devices of one CPU finishing the same kernel's commands at
+    once, from two threads, abort the process in PoCL (``pocl_release_dlhandle_cache: Assertion
+    'found->ref_count > 0' failed``); with a define of each sub-device's own they never did.
+
+    >>> apart_builds("OpenCL 3.0 PoCL 5.0+debian  Linux, None+Asserts, RELOC, LLVM 16.0.6")
+    True
+    >>> apart_builds("OpenCL 3.0 PoCL 3.1+debian  Linux"), apart_builds("OpenCL 3.0 CUDA 13.0.98")
+    (False, False)
+    """
+    found = re.search(r"\bPoCL (\d+)\.", platform_version)
+    return found is not None and int(found.group(1)) >= 5
 
 
 def _few_items(gsize: tuple[int, ...]) -> bool:
