@@ -227,11 +227,7 @@ class Container:
         current, else downloaded alone, without the rest of the container."""
         row = self.nbytes // max(self._shape[0], 1)
         if self._host_valid or stop <= start:
-            rows = self.to_host()[start:stop]
-            if out is None:
-                return np.array(rows)
-            out[...] = rows
-            return out
+            return copied_rows(self.to_host()[start:stop], out)
         if out is None:
             out = np.empty((stop - start, *self._shape[1:]), dtype=self._dtype)
         assert self._buffer is not None  # one side is always valid
@@ -362,6 +358,19 @@ class Container:
                 self._buffer = None  # it was the borrowed memory: made again over the copy
                 self._device_valid = False
         return self._host
+
+
+def copied_rows(rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``rows`` copied into ``out``, or into a new array where there is none.
+
+    >>> into = np.zeros(2, np.int32)
+    >>> copied_rows(np.arange(2, dtype=np.int32), into) is into, into.tolist()
+    (True, [0, 1])
+    """
+    if out is None:
+        return np.array(rows)
+    out[...] = rows
+    return out
 
 
 def shape_of(value: Any, what: str) -> tuple[int, ...]:

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..containers import Container, Matrix, Vector
+from ..containers.base import copied_rows
 from ..containers.structs import element_c_type
 from ..errors import ShapeError
 from ..runtime.arrays import host_copy, is_device_array
@@ -126,17 +127,18 @@ class Distributed(Container):
 
     # coherence ---------------------------------------------------------------------------
     def to_host(self) -> np.ndarray:
-        """The whole container gathered from its parts, read-only. In one process, where a part
-        holds all of it (a copy distribution, or a single part), that part's own host copy, as a
-        plain container gives (on a CPU device, its memory itself); else a new array, into which
-        each part's rows are read once (over MPI every process takes part in the gathering)."""
+        """The whole container gathered from its parts, read-only. Where a part here holds all
+        of it (a copy distribution, whose copies agree once merged, or a single part in one
+        process), that part's own host copy, as a plain container gives (on a CPU device, its
+        memory itself); else a new array, into which each part's rows are read once (over MPI
+        every process takes part in the gathering)."""
         self._merge()
         dist = self._dist
+        if dist.kind == "copy" or (dist.comm.size == 1 and dist.parts == 1):
+            return self._parts[dist.local()[0]].to_host().reshape(self._shape)
         rows = self._shape[0]
         ranges = dist.ranges(rows)
         stored = dist.stored(rows)
-        if dist.comm.size == 1 and (dist.kind == "copy" or dist.parts == 1):
-            return self._parts[dist.local()[0]].to_host().reshape(self._shape)
         whole = np.empty(self._shape, self._dtype)
         mine = {}
         for k, part in self._parts.items():
@@ -157,11 +159,7 @@ class Distributed(Container):
         return view.copy() if writable else view
 
     def read_rows(self, start: int, stop: int, out: np.ndarray | None = None) -> np.ndarray:
-        rows = self.to_host()[start:stop]
-        if out is None:
-            return np.array(rows)
-        out[...] = rows
-        return out
+        return copied_rows(self.to_host()[start:stop], out)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         host = self.numpy(writable=True)

@@ -193,7 +193,7 @@ class OpenCLDevice(Device):
     has been launched so a few times (building it for the second driver costs one more build).
     """
 
-    def __init__(self, info: DeviceInfo, handle: Any, inline: Any = None) -> None:
+    def __init__(self, info: DeviceInfo, handle: Any, inline: Any = None, *, build_tag: int | None = None) -> None:
         super().__init__(info)
         self._cl = handle
         self._inline_cl = inline
@@ -213,7 +213,7 @@ class OpenCLDevice(Device):
         self._pools: dict[Any, Any] = {}
         # a sub-device's number where its programs must be built apart from its siblings' (see
         # apart_builds), else None
-        self._build_tag: int | None = None
+        self._build_tag = build_tag
 
     @property
     def queue(self) -> Any:
@@ -319,12 +319,12 @@ class OpenCLDevice(Device):
         except (cl.Error, cl.LogicError, cl.RuntimeError) as exc:
             raise BackendUnavailableError(f"{self.id} cannot be partitioned: {exc}") from None
         platform = self._cl.platform
-        subs = [OpenCLDevice(_describe(f"{self.id}/{k}", platform, handle), handle) for k, handle in enumerate(handles)]
-        if apart_builds(platform.version):
-            for k, sub in enumerate(subs):
-                sub._build_tag = k
-        self._partitions[parts] = list(subs)
-        return list(subs)
+        apart = apart_builds(platform.version)
+        found = self._partitions[parts] = [
+            OpenCLDevice(_describe(f"{self.id}/{k}", platform, handle), handle, build_tag=k if apart else None)
+            for k, handle in enumerate(handles)
+        ]
+        return found
 
     def _event(self, kind: EventKind, label: str, event: Any) -> Event:
         found = OpenCLEvent(kind, label, event)
