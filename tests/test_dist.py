@@ -285,6 +285,15 @@ def test_gathering_reads_each_row_once(pair, rng) -> None:
     assert part.read_rows(3, 7, out=into) is into
     np.testing.assert_array_equal(into, x[3:7] ** 2)
     np.testing.assert_array_equal(x, before)  # the input, shared by the parts, is left as it was
+    whole = ps.Vector(x, distribution=_kinds(pair)["block"])
+    for container in (part, whole, ps.Vector(x[:10])):  # on the device only, distributed, on the host
+        for bad in (np.zeros(3, np.int32), np.zeros(4, np.int64), np.zeros(8, np.int32)[::2], [0, 0, 0, 0]):
+            with pytest.raises(ShapeError, match="read_rows: out must be"):
+                container.read_rows(3, 7, out=bad)
+        frozen = np.zeros(4, np.int32)
+        frozen.flags.writeable = False
+        with pytest.raises(ShapeError, match="read-only"):
+            container.read_rows(3, 7, out=frozen)
 
 
 def test_sub_devices_build_apart_where_their_pocl_needs_it(pair) -> None:

@@ -228,8 +228,7 @@ class Container:
         row = self.nbytes // max(self._shape[0], 1)
         if self._host_valid or stop <= start:
             return copied_rows(self.to_host()[start:stop], out)
-        if out is None:
-            out = np.empty((stop - start, *self._shape[1:]), dtype=self._dtype)
+        out = rows_out(out, (stop - start, *self._shape[1:]), self._dtype)
         assert self._buffer is not None  # one side is always valid
         self._device.download(self._buffer, out, offset=start * row)
         return out
@@ -360,17 +359,39 @@ class Container:
         return self._host
 
 
-def copied_rows(rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``rows`` copied into ``out``, or into a new array where there is none.
+def rows_out(out: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """Where :meth:`Container.read_rows` puts rows of ``shape`` and ``dtype``: ``out``, checked
+    to be a writable C-contiguous NumPy array of them, or a new array where it is None.
+
+    >>> rows_out(np.zeros((2, 3), np.float32), (2, 3), np.dtype(np.float64))
+    Traceback (most recent call last):
+    parskel.errors.ShapeError: read_rows: out must be ... dtype float64; got one ... dtype float32
+    """
+    if out is None:
+        return np.empty(shape, dtype=dtype)
+    if not isinstance(out, np.ndarray):
+        raise ShapeError(f"read_rows: out must be a NumPy array, got {type(out).__name__}")
+    if out.shape != shape or out.dtype != dtype or not out.flags.c_contiguous or not out.flags.writeable:
+        raise ShapeError(
+            f"read_rows: out must be a writable C-contiguous array of shape {shape} and dtype {dtype}; "
+            f"got one of shape {out.shape} and dtype {out.dtype}"
+            + ("" if out.flags.c_contiguous else ", not contiguous")
+            + ("" if out.flags.writeable else ", read-only")
+        )
+    return out
+
+
+def copied_rows(rows: np.ndarray, out: Any = None) -> np.ndarray:
+    """``rows`` copied into ``out`` (checked by :func:`rows_out`), or into a new array where
+    there is none.
 
     >>> into = np.zeros(2, np.int32)
     >>> copied_rows(np.arange(2, dtype=np.int32), into) is into, into.tolist()
     (True, [0, 1])
     """
-    if out is None:
-        return np.array(rows)
-    out[...] = rows
-    return out
+    target = rows_out(out, rows.shape, rows.dtype)
+    target[...] = rows
+    return target
 
 
 def shape_of(value: Any, what: str) -> tuple[int, ...]:
