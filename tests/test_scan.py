@@ -94,8 +94,9 @@ def test_block_variants_at_other_work_group_sizes(device, rng, variant, wg):
 @pytest.mark.parametrize("variant", CPU)
 def test_cpu_runs(device, rng, variant, dtype):
     """One run, a few, and many short ones (runs are whole vectors of 64 bytes: 16 or 8
-    elements, or of 32 bytes where tuned so; chained_cpu's tiles of 4096 and more), around
-    those sizes, inclusive and exclusive, in place and not."""
+    elements, or of 32 bytes where tuned so; chained_cpu's tiles of 4096 and more, scanned in one
+    pass where their prefix is known or not), around those sizes, inclusive and exclusive, in
+    place and not."""
     skip_without_fp64(device, dtype)
     lanes = 64 // np.dtype(dtype).itemsize
     shapes = {
@@ -103,6 +104,7 @@ def test_cpu_runs(device, rng, variant, dtype):
             {"groups_per_cu": 1},
             {"groups_per_cu": 4, "tile": 4096},
             {"groups_per_cu": 2, "tile": 4096, "vector_bytes": 32},
+            {"groups_per_cu": 4, "tile": 4096, "one_pass": 0},  # every tile added up first
         ),
     }.get(
         variant,

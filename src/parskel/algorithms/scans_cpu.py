@@ -26,11 +26,11 @@ VECTOR_BYTES = 64
 _VECTOR = Param("vector_bytes", VECTOR_BYTES, (32, 64), "bytes of the vectors each step loads, scans and stores")
 
 
-def _program(device: Device, path: str, kt: np.dtype, vector_bytes: int) -> tuple[Program, int]:
+def _program(device: Device, path: str, kt: np.dtype, vector_bytes: int, **defines: int) -> tuple[Program, int]:
     """The scan program at ``path`` for elements ``kt`` in vectors of ``vector_bytes`` (8 lanes
     at least: the kernels take 8 or 16), and its lanes."""
     width = max(vector_bytes // kt.itemsize, 8)
-    return device.program(path, {"T": c_type(kt, device), "VW": width}), width
+    return device.program(path, {"T": c_type(kt, device), "VW": width, **defines}), width
 
 
 def _two_level(
@@ -67,8 +67,9 @@ def _chained(
     groups_per_cu: int,
     tile: int,
     vector_bytes: int = VECTOR_BYTES,
+    one_pass: int = 1,
 ) -> None:
-    program, _ = _program(device, "scan/chained_cpu.cl", kt, vector_bytes)
+    program, _ = _program(device, "scan/chained_cpu.cl", kt, vector_bytes, ONE_PASS=one_pass)
     tiles = -(-n // tile)
     groups = max(1, min(tiles, device.info.compute_units * groups_per_cu))
     # the ticket counter and the tiles' flags, zeroed, then their totals, in one buffer: on a
@@ -116,6 +117,7 @@ register(
             Param("groups_per_cu", 1, (1, 2, 4), "work-groups (of one work-item) per compute unit"),
             Param("tile", 32768, (4096, 16384, 32768, 65536, 262144), "elements of a tile"),
             _VECTOR,
+            Param("one_pass", 1, (0, 1), "scan a tile in one pass where its prefix is known when it is taken"),
         ),
     )
 )

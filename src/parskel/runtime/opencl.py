@@ -814,9 +814,12 @@ _INLINE_AFTER = 4  # small launches of a kernel before it is built for the inlin
 # The most work-items of a launch on the inline queue, and the most bytes of buffers it may be
 # given at first. A call of one launch (a reduction, a Map, a chained scan) pays the worker
 # threads' start and report once, 0.1 to 0.25 ms on a 2-core machine: on 2^20 floats a sum
-# took 0.30 ms there and 0.19 ms inline, a Map of 2^18 0.11 and 0.08 ms.
+# took 0.30 ms there and 0.19 ms inline, a Map of 2^18 0.11 and 0.08 ms. The bytes leave room
+# for a few small buffers beside 8 MiB of data (a chained scan's tile flags and totals): an
+# exclusive scan of 2^20 int32, timed between NumPy's (AMD Zen 5, PoCL 3.1), took 0.29-0.36 ms
+# on the worker threads and 0.21 ms inline.
 _INLINE_ITEMS = 1 << 21
-_INLINE_BYTES = 8 << 20
+_INLINE_BYTES = 9 << 20
 # Two inline launches in a row that take longer than this lower the bytes their kernel may take
 # there to what would have run in this time at its fastest inline rate (on the worker threads
 # it would have run on every core), but never below the floor: stalls of a busy machine must

@@ -3,7 +3,10 @@
  * are cores. A work-group takes the next tile (a ticket counter), adds it up, publishes the
  * total, looks back over the tiles before it for the sum of all of them (decoupled look-back:
  * a tile's inclusive prefix where it is published, else its total and on to the one before),
- * publishes its own inclusive prefix and then scans the tile from the cache. The input is read
+ * publishes its own inclusive prefix and then scans the tile from the cache. Where the prefix
+ * is known when the tile is taken (the first tile, or the one before has published its
+ * inclusive prefix, as it has whenever one work-item takes the tiles in turn), the tile is
+ * scanned at once in one pass and its inclusive prefix published after it. The input is read
  * from memory once and the output written once, where the two-level scan reads it twice.
  *
  * Waiting on another work-group is safe: tickets are taken in order by running work-groups, so
@@ -19,6 +22,9 @@
 #include "scan/lanes_cpu.h"
 
 #define TOTAL 1
+#ifndef ONE_PASS
+#define ONE_PASS 1
+#endif
 #define PREFIX 2
 
 inline void publish(__global T *totals, __global uint *state, uint t, uint kind, T value)
@@ -48,6 +54,21 @@ inline T look_back(__global const T *totals, __global uint *state, uint t)
     return before;
 }
 
+/* Whether the sum of the tiles before tile t is known already (t is the first, or tile t - 1
+ * has published its inclusive prefix), and if so that sum in *before. */
+inline bool known_prefix(__global const T *totals, __global uint *state, uint t, T *before)
+{
+    if (t == 0) {
+        *before = (T)0;
+        return true;
+    }
+    if (atomic_or(&state[t], 0u) != PREFIX)
+        return false;
+    PS_DEVICE_FENCE();
+    PS_READ_COHERENT(T, *before, totals + 2 * (t - 1) + PREFIX - 1);
+    return true;
+}
+
 __kernel void chained_scan(__global const T *src, __global T *dst, __global uint *state, uint n, uint tile,
                            uint tiles, uint inclusive)
 {
@@ -57,10 +78,17 @@ __kernel void chained_scan(__global const T *src, __global T *dst, __global uint
         if (t >= tiles)
             break;
         uint begin = t * tile, end = PS_MIN(n, begin + tile);
+        T before;
+        if (ONE_PASS && known_prefix(totals, state, t, &before)) { /* one pass over the tile */
+            T through = inclusive ? scan_run(src, dst, begin, end, before, true)
+                                  : scan_run(src, dst, begin, end, before, false);
+            publish(totals, state, t, PREFIX, through);
+            continue;
+        }
         T total = sum_range(src, begin, end);
         if (t > 0)
             publish(totals, state, t, TOTAL, total);
-        T before = look_back(totals, state, t);
+        before = look_back(totals, state, t);
         publish(totals, state, t, PREFIX, before + total);
         if (inclusive)
             scan_run(src, dst, begin, end, before, true);

@@ -44,10 +44,11 @@
 #error "VW must be 8 or 16"
 #endif
 
-/* src[i, end) scanned into dst from carry; inclusive is a constant after inlining. The carry
- * is kept in every lane of a vector, so that the only chain from one vector to the next is one
- * addition (the scan of a vector and the broadcast of its total do not wait for the carry). */
-inline void scan_run(__global const T *src, __global T *dst, uint i, uint end, T carry, bool inclusive)
+/* src[i, end) scanned into dst from carry, returning carry plus their total; inclusive is a
+ * constant after inlining. The carry is kept in every lane of a vector, so that the only chain
+ * from one vector to the next is one addition (the scan of a vector and the broadcast of its
+ * total do not wait for the carry). */
+inline T scan_run(__global const T *src, __global T *dst, uint i, uint end, T carry, bool inclusive)
 {
     TV carries = PS_VEC(TV, carry);
     for (; i + VW <= end; i += VW) {
@@ -62,6 +63,7 @@ inline void scan_run(__global const T *src, __global T *dst, uint i, uint end, T
         dst[i] = inclusive ? carry + x : carry;
         carry += x;
     }
+    return carry;
 }
 
 /* The total of src[i, end), read front to back in vectors */
