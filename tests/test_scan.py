@@ -102,7 +102,7 @@ def test_cpu_runs(device, rng, variant, dtype):
     shapes = {
         "chained_cpu": (
             {"groups_per_cu": 1},
-            {"groups_per_cu": 4, "tile": 4096},
+            {"groups_per_cu": 4, "tile": 4096, "one_pass": 1},
             {"groups_per_cu": 2, "tile": 4096, "vector_bytes": 32},
             {"groups_per_cu": 4, "tile": 4096, "one_pass": 0},  # every tile added up first
         ),
