@@ -342,6 +342,27 @@ class CUDADevice(Device):
         with self.active(what):
             return fn(*args)
 
+    def to_device(self, host: Any) -> Buffer:
+        """As :meth:`Device.to_device`; a NumPy array, while nothing is timed and no stream is
+        active, is copied without an event: the caller has none to wait for, and a copy from
+        pageable memory has read its source when the call returns (CUDA stages it)."""
+        if type(host) is not np.ndarray or self._timed or self._recorders or self._active is not None:
+            return super().to_device(host)
+        source = np.ascontiguousarray(host)
+        buffer = self.alloc(source.nbytes)
+        if source.nbytes:
+            copy = _cp().cuda.runtime.memcpyAsync
+            self._current(
+                "upload",
+                copy,
+                _pointer(buffer),
+                host_address(source),
+                source.nbytes,
+                _MEMCPY_DEFAULT,
+                self._stream_pointer(),
+            )
+        return buffer
+
     def upload(self, buffer: Buffer, host: Any, *, offset: int = 0, wait: bool = False) -> Event:
         source, pointer = _readable(host)
         _check_buffer(self, buffer, offset, source.nbytes)
