@@ -447,6 +447,7 @@ def test_kernels_launched_in_chains_keep_to_small_inline_launches():
     square(mid)
     flat = next(iter(square._plans.values())).flat
     flat.inline_seconds = math.inf  # however slow this machine runs it in one thread, it stays inline
+    flat.inline_bytes = 8 << 20  # as on a device of 2 compute units, whatever this one has
     for _ in range(6):
         square(mid)
         dev.finish()
@@ -485,13 +486,36 @@ def test_one_slow_inline_launch_does_not_lower_the_limit_two_in_a_row_do():
     assert flat.inline_bytes == min(limit, 4 << 20)
     flat.ran_inline(group, 1 << 16, 1.0)
     flat.ran_inline(group, 1 << 16, 1.0)
-    assert flat.inline_bytes == 4 << 20  # the fastest rate seen decides, not the last one
+    assert flat.inline_bytes == min(limit, 4 << 20)  # the fastest rate seen decides, not the last one
     slow = ps.Map("float crawling_square(float x) { return x * x; }")
     slow(ps.Vector(np.arange(1 << 12, dtype=np.float32), device=dev))
     crawl = next(iter(slow._plans.values())).flat
     for _ in range(3):
         crawl.ran_inline(group, 1 << 20, 100.0)
     assert crawl.inline_bytes == opencl._INLINE_FLOOR
+
+
+def test_inline_limits_shrink_with_the_compute_units(monkeypatch):
+    """A kernel's inline limits (bytes, seconds, and those of chains) are the same on devices
+    of up to 4 compute units, and in proportion on one of more: 16 cores share a launch's work
+    4 times as many ways as 4, so a launch pays to go to them 4 times sooner."""
+    import dataclasses
+
+    from parskel.runtime import opencl
+
+    dev = _pocl_with_inline_queue()
+    limits = {}
+    for units in (1, 4, 16):
+        monkeypatch.setattr(dev, "info", dataclasses.replace(dev.info, compute_units=units))
+        square = ps.Map(f"float square_on_{units}(float x) {{ return x * x; }}")  # built for these units
+        square(ps.Vector(np.arange(64, dtype=np.float32), device=dev))
+        kernel = next(iter(square._plans.values())).kernel
+        plain = (kernel.inline_bytes, kernel.inline_seconds)
+        kernel.in_chains()
+        limits[units] = (*plain, kernel.inline_bytes, kernel.inline_seconds)
+    base = (opencl._INLINE_BYTES, opencl._INLINE_SECONDS, opencl._CHAIN_BYTES, opencl._CHAIN_SECONDS)
+    assert limits[1] == base and limits[4] == base
+    assert limits[16] == (base[0] // 4, base[1] / 4, base[2] // 4, base[3] / 4)
 
 
 def test_an_inline_launch_within_the_floor_is_not_timed_and_a_larger_one_is():
