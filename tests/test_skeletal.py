@@ -33,6 +33,14 @@ def test_block_sizes_and_digit_widths(device, rng, variant, block, bits) -> None
         np.testing.assert_array_equal(out_values, values[order], err_msg=f"n={n}")
 
 
+@pytest.mark.parametrize("variant", STYLES)
+def test_many_blocks_of_keys(device, rng, variant) -> None:
+    """2^16 keys in blocks of 8: many whole work-groups of records. On PoCL, Maps over
+    records in work-groups of 1,024 overflowed the worker threads' stacks here."""
+    keys = rng.integers(0, 2**32, 1 << 16, dtype=np.uint32)
+    np.testing.assert_array_equal(ps.sort(keys, variant=variant, device=device), np.sort(keys))
+
+
 def test_the_parameters_are_checked(device) -> None:
     keys = np.arange(10, dtype=np.uint32)
     with pytest.raises(VariantError, match="not one of"):
