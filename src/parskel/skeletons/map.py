@@ -28,9 +28,9 @@ _FLAT_MIN = 1 << 14
 #: is a number: PoCL runs a group as one vectorised loop, so larger groups cost fewer calls of
 #: it. x * x over 2^20 floats on 2 cores (AMD Zen 5, PoCL 3.1), NumPy to NumPy: 101-114 us in
 #: groups of 256, 95-104 in 1024, 93-103 in 4096; the tuner chose 1024 at 2^16, 2^20 and 2^22.
-#: Elements that are records keep the default groups of 256: PoCL keeps a group's private data on
-#: its worker thread's stack, and the skeleton sort's Maps over blocks of 8 keys overflowed an
-#: 8 MiB stack in groups of 1024 (2^15 keys and more).
+#: Elements that are records, and user functions that index arrays, keep the default groups of
+#: 256: PoCL keeps a group's private data on its worker thread's stack, and the skeleton sort's
+#: Maps over blocks of 8 keys overflowed an 8 MiB stack in groups of 1024 (2^15 keys and more).
 CPU_GROUP = 1024
 
 
@@ -159,8 +159,8 @@ class Elementwise(Skeleton):
         kernel = program.kernel("ps_map")
         flat = program.kernel("ps_map_flat") if dev.type == "cpu" else None
         vec = program.kernel("ps_map_vec") if lanes else None
-        numbers = all(d.names is None and d.subdtype is None for d in used)
-        group = group_size(kernel, dev, tuned_group(dev, kernel.name, cpu=CPU_GROUP if numbers else None))
+        plain = all(d.names is None and d.subdtype is None for d in used) and "[" not in fn.body
+        group = group_size(kernel, dev, tuned_group(dev, kernel.name, cpu=CPU_GROUP if plain else None))
         return _Plan(kernel, flat, vec, lanes, group, self._out_dtype)
 
     def _run(
