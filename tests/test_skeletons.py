@@ -167,6 +167,88 @@ def test_non_commutative_scan_over_many_runs_keeps_the_order(device, inclusive):
     assert (int(total["a"]), int(total["b"])) == (a, b)
 
 
+@pytest.mark.parametrize("shape", ["runs", "chained", "chained in one pass"])
+def test_cpu_scan_shapes_keep_the_order(device, monkeypatch, shape):
+    """On a CPU, the Scan runs over long runs (two launches), or takes tiles in order, each
+    finding the combination of the tiles before it by a look-back, or taking the prefix the tile
+    before published and scanning in one pass. Tiles of 64 records here, many per work-item; each
+    shape in place and not, against a loop."""
+    if device.type != "cpu":
+        pytest.skip(f"{device.id} is not a CPU: its Scan is the single-pass one")
+    from parskel.skeletons import scan as scan_module
+
+    monkeypatch.setattr(scan_module, "CPU_TILE_BYTES", 512)
+    monkeypatch.setattr(scan_module, "one_pass", lambda dev: shape != "runs")
+    monkeypatch.setattr(scan_module, "CHAINED_ONE_PASS", shape == "chained in one pass")
+    n = 20_011
+    rng = np.random.default_rng(n)
+    f = np.empty(n, UAFFINE)
+    f["a"] = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32) | 1
+    f["b"] = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    want = np.empty(n, UAFFINE)
+    a, b, mask = 1, 0, (1 << 32) - 1
+    for i, (fa, fb) in enumerate(zip(f["a"].tolist(), f["b"].tolist(), strict=True)):
+        want[i] = (a, b)
+        a, b = (fa * a) & mask, (fa * b + fb) & mask
+    scan = ps.Scan(UCOMPOSE_SOURCE, identity=np.array((1, 0), UAFFINE)[()])  # built with the patches
+    got, total = scan(ps.Vector(f, device=device))
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert (int(total["a"]), int(total["b"])) == (a, b)
+    v = ps.Vector(f, device=device)
+    same, _ = scan(v, out=v)
+    assert same is v
+    np.testing.assert_array_equal(v.numpy(), want)
+
+
+def test_cpu_chained_scan_looks_back_over_totals_in_order(device, monkeypatch):
+    """The chained CPU scan's look-back where it meets totals, which a run rarely shows: the
+    launch starts at ticket k, tiles 1 to k - 1 have published only their totals and tile 0 its
+    prefix, so the first tile taken combines k values, in order, before it scans."""
+    if device.type != "cpu" or not device.shares_host_memory:
+        pytest.skip(f"{device.id}: the chained scan is the CPU's, and this test reads host memory")
+    from parskel.skeletons import scan as scan_module
+
+    monkeypatch.setattr(scan_module, "CPU_TILE_BYTES", 512)  # 64 records a tile
+    monkeypatch.setattr(scan_module, "one_pass", lambda dev: True)
+    monkeypatch.setattr(scan_module, "CHAINED_ONE_PASS", False)
+    tile, tiles, k = 64, 13, 7
+    n = tile * (tiles - 1) + 5
+    rng = np.random.default_rng(k)
+    f = np.empty(n, UAFFINE)
+    f["a"] = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32) | 1
+    f["b"] = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    want = np.empty(n, UAFFINE)
+    totals = np.empty(tiles, UAFFINE)
+    a, b, mask = 1, 0, (1 << 32) - 1
+    ta, tb = 1, 0
+    for i, (fa, fb) in enumerate(zip(f["a"].tolist(), f["b"].tolist(), strict=True)):
+        want[i] = (a, b)
+        a, b = (fa * a) & mask, (fa * b + fb) & mask
+        ta, tb = (fa * ta) & mask, (fa * tb + fb) & mask
+        if i % tile == tile - 1 or i == n - 1:
+            totals[i // tile] = (ta, tb)
+            ta, tb = 1, 0
+    scan = ps.Scan(UCOMPOSE_SOURCE, identity=np.array((1, 0), UAFFINE)[()])  # built with the patches
+    scan(ps.Vector(f[:10], device=device))
+    plan = next(iter(scan._plans.values()))
+    assert plan.chained
+    state = np.zeros(tiles + 1, np.uint32)
+    state[0] = k  # the next ticket
+    state[1] = 2  # tile 0: its prefix (its total)
+    state[2 : k + 1] = 1  # tiles 1 to k - 1: their totals only
+    values = np.zeros(2 * tiles + 1, UAFFINE)
+    values[1] = totals[0]
+    values[2 : 2 * k : 2] = totals[1:k]
+    out = np.zeros(n, UAFFINE)
+    src, dst = device.host_buffer(f), device.host_buffer(out, upload=False)
+    held = device.host_buffer(state), device.host_buffer(values)
+    sizes = (np.uint32(n), np.uint32(tile), np.uint32(tiles))
+    device.launch(plan.kernel, 1, 1, src, dst, *held, plan.identity, *sizes)
+    device.finish()
+    np.testing.assert_array_equal(out[k * tile :], want[k * tile :])
+    assert tuple(values[-1]) == (a, b)
+
+
 @FEW
 @given(n=SIZES, t=st.sampled_from(list(INT_TYPES)), inclusive=st.booleans())
 def test_scan_sum(device, n, t, inclusive):

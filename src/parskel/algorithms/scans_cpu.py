@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime import Buffer, Device, Program, c_type
+from ..runtime import Buffer, Device, Program, c_type, traits
 from . import runs
 from .registry import Param, Variant, register
 from .scans import add_enqueue, host_run, values_at
@@ -22,13 +22,6 @@ from .scans import add_enqueue, host_run, values_at
 #: Bytes of one vector the kernels load and store, by default: a cache line, an AVX-512
 #: register. Tunable (``vector_bytes``): 32, an AVX2 register, may suit CPUs without AVX-512.
 VECTOR_BYTES = 64
-
-#: ``chained_cpu`` scans a tile in one pass where the tile before it has published its prefix, on
-#: devices of at most this many compute units. A tile scanned so publishes its prefix only once
-#: it is scanned, so the work-items after it wait longer: on 2 cores (AMD Zen 5, PoCL 3.1) an
-#: exclusive scan of 2^22 int32 took 0.87 ms in one pass against 1.24-1.32 ms in two, on 16
-#: cores (PoCL 5.0) 2^24 and 2^26 took 4-9 % longer in one pass (2026-11-26).
-ONE_PASS_UNITS = 4
 
 _VECTOR = Param("vector_bytes", VECTOR_BYTES, (32, 64), "bytes of the vectors each step loads, scans and stores")
 
@@ -77,7 +70,7 @@ def _chained(
     one_pass: int = -1,
 ) -> None:
     if one_pass < 0:
-        one_pass = int(device.info.compute_units <= ONE_PASS_UNITS)
+        one_pass = int(traits.one_pass(device))
     program, _ = _program(device, "scan/chained_cpu.cl", kt, vector_bytes, ONE_PASS=one_pass)
     tiles = -(-n // tile)
     groups = max(1, min(tiles, device.info.compute_units * groups_per_cu))
@@ -131,7 +124,7 @@ register(
                 -1,
                 (-1, 0, 1),
                 f"scan a tile in one pass where its prefix is known when it is taken (-1: on devices of at most "
-                f"{ONE_PASS_UNITS} compute units)",
+                f"{traits.ONE_PASS_UNITS} compute units)",
             ),
         ),
     )
