@@ -167,19 +167,18 @@ def test_non_commutative_scan_over_many_runs_keeps_the_order(device, inclusive):
     assert (int(total["a"]), int(total["b"])) == (a, b)
 
 
-@pytest.mark.parametrize("shape", ["runs", "chained", "chained in one pass"])
+@pytest.mark.parametrize("shape", ["runs", "chained"])
 def test_cpu_scan_shapes_keep_the_order(device, monkeypatch, shape):
     """On a CPU, the Scan runs over long runs (two launches), or takes tiles in order, each
-    finding the combination of the tiles before it by a look-back, or taking the prefix the tile
-    before published and scanning in one pass. Tiles of 64 records here, many per work-item; each
-    shape in place and not, against a loop."""
+    taking the prefix the tile before published and scanning in one pass, or finding the
+    combination of the tiles before it by a look-back. Tiles of 64 records here, many per
+    work-item; each shape in place and not, against a loop."""
     if device.type != "cpu":
         pytest.skip(f"{device.id} is not a CPU: its Scan is the single-pass one")
     from parskel.skeletons import scan as scan_module
 
     monkeypatch.setattr(scan_module, "CPU_TILE_BYTES", 512)
     monkeypatch.setattr(scan_module, "one_pass", lambda dev: shape != "runs")
-    monkeypatch.setattr(scan_module, "CHAINED_ONE_PASS", shape == "chained in one pass")
     n = 20_011
     rng = np.random.default_rng(n)
     f = np.empty(n, UAFFINE)
@@ -210,7 +209,6 @@ def test_cpu_chained_scan_looks_back_over_totals_in_order(device, monkeypatch):
 
     monkeypatch.setattr(scan_module, "CPU_TILE_BYTES", 512)  # 64 records a tile
     monkeypatch.setattr(scan_module, "one_pass", lambda dev: True)
-    monkeypatch.setattr(scan_module, "CHAINED_ONE_PASS", False)
     tile, tiles, k = 64, 13, 7
     n = tile * (tiles - 1) + 5
     rng = np.random.default_rng(k)

@@ -318,10 +318,12 @@ class CUDADevice(Device):
             return CUDAEvent(kind, f"{kind} {nbytes} B", None, None, untimed=True)
         return self._current(kind, self._memcpy_here, kind, dst, src, nbytes, keep, wait)
 
-    def _memcpy_here(self, kind: EventKind, dst: int, src: int, nbytes: int, keep: Any, wait: bool) -> Event:
+    def _memcpy_here(
+        self, kind: EventKind, dst: int, src: int, nbytes: int, keep: Any, wait: bool, mark: bool = True
+    ) -> Event:
         start = self._begin()
         _cp().cuda.runtime.memcpyAsync(dst, src, nbytes, _MEMCPY_DEFAULT, self._stream_pointer())
-        event = self._end(kind, f"{kind} {nbytes} B", start, keep)
+        event = self._end(kind, f"{kind} {nbytes} B", start, keep, mark=mark)
         if wait:
             event.wait()
         return event
@@ -343,23 +345,16 @@ class CUDADevice(Device):
             return fn(*args)
 
     def to_device(self, host: Any) -> Buffer:
-        """As :meth:`Device.to_device`; a NumPy array, while nothing is timed and no stream is
-        active, is copied without an event: the caller has none to wait for, and a copy from
-        pageable memory has read its source when the call returns (CUDA stages it)."""
-        if type(host) is not np.ndarray or self._timed or self._recorders or self._active is not None:
+        """As :meth:`Device.to_device`; a NumPy array's copy makes no end event unless commands
+        are timed: the caller has none to wait for, and a copy from pageable memory has read its
+        source when the call returns (CUDA stages it)."""
+        if type(host) is not np.ndarray:
             return super().to_device(host)
-        source = np.ascontiguousarray(host)
+        source, pointer = _readable(host)
         buffer = self.alloc(source.nbytes)
         if source.nbytes:
-            copy = _cp().cuda.runtime.memcpyAsync
             self._current(
-                "upload",
-                copy,
-                _pointer(buffer),
-                host_address(source),
-                source.nbytes,
-                _MEMCPY_DEFAULT,
-                self._stream_pointer(),
+                "upload", self._memcpy_here, "upload", _pointer(buffer), pointer, source.nbytes, source, False, False
             )
         return buffer
 

@@ -24,14 +24,13 @@ from .userfn import UserSource
 TEMPLATE = "skeletons/scan.cl"
 CPU_TEMPLATE = "skeletons/scan_cpu.cl"
 RUNS_PER_UNIT = 4  # CPU runs per compute unit, so that uneven cores still share the work
-#: Bytes of a tile of the chained CPU scan: a core's cache holds it while it is combined, then
-#: scanned. On devices of few cores (``traits.one_pass``) a tile is scanned in one pass where the
-#: tile before it has published its prefix (:data:`CHAINED_ONE_PASS`). An exclusive int32 Scan of
+#: Bytes of a tile of the chained CPU scan, which devices of few cores (``traits.one_pass``) run:
+#: a core's cache holds a tile while it is combined, then scanned, or it is scanned in one pass
+#: where the tile before it has published its prefix. An exclusive int32 Scan of
 #: 2^20, NumPy to NumPy on 2 cores (AMD Zen 5, PoCL 3.1), took 0.35-0.37 ms as two launches over
 #: 8 runs and 0.29-0.30 ms chained; on 16 cores (a Xeon, PoCL 5.0) chained scans of 2^24 and 2^26
 #: took 25-50 % longer than the runs, so devices of many cores keep the runs.
 CPU_TILE_BYTES = 128 << 10
-CHAINED_ONE_PASS = True
 # GPU tiles: 128 bytes of elements per work-item (at most 32), staged through local memory for
 # scalars. On an H100, int32 at 2^28 took 1.05-1.28 ms with 32 per work-item staged, against
 # 1.3-1.8 ms with 16 read as vectors (parskel.scan's sweeps, docs/benchmarks.md).
@@ -84,8 +83,7 @@ class Scan(Skeleton):
             glue = (
                 f"#define PS_T {op.return_type}\n#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
                 f"#define PS_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define INCLUSIVE {int(self.inclusive)}\n"
-                f"#define PS_CHAINS {chains(dev, self.dtype)}\n#define PS_ONE_PASS {int(CHAINED_ONE_PASS)}\n"
-                + identity_glue(self.identity)
+                f"#define PS_CHAINS {chains(dev, self.dtype)}\n" + identity_glue(self.identity)
             )
             program = build(dev, self.name, CPU_TEMPLATE, [op], [self.dtype], glue)
             ident = identity_buffer(self.identity, self.dtype, dev, program, "Scan identity")

@@ -4,8 +4,8 @@
  * work-item, about one per core. The input is cut into tiles of ps_tile elements, which the
  * work-items take in order (a ticket counter). A work-item that takes tile t when tile t - 1 has
  * published its inclusive prefix (always, where one work-item takes the tiles in turn) scans the
- * tile at once from that prefix, in one pass, and publishes its own after it (PS_ONE_PASS).
- * Otherwise it combines the tile (in PS_CHAINS contiguous parts side by side, so the operator's
+ * tile at once from that prefix, in one pass, and publishes its own after it. Otherwise it
+ * combines the tile (in PS_CHAINS contiguous parts side by side, so the operator's
  * latency overlaps, the parts then combined in order), publishes that total, looks back over the
  * tiles before it for the combination of all of them (a tile's inclusive prefix where it is
  * published, else its total and on to the one before), publishes its own prefix, and scans the
@@ -26,8 +26,8 @@
  * Each pass reads its elements in order through moving pointers, which the CPU's prefetchers
  * stream and the compiler keeps free of index arithmetic; ps_in may be ps_out (every element is
  * read before it is written, by the same work-item).
- * Glue: PS_T, PS_OP(a, b), PS_EXTRA_PARAMS (the operator's extra arguments), INCLUSIVE,
- * PS_CHAINS and PS_ONE_PASS. */
+ * Glue: PS_T, PS_OP(a, b), PS_EXTRA_PARAMS (the operator's extra arguments), INCLUSIVE and
+ * PS_CHAINS. */
 #include "common/parskel.h"
 #include "common/coherent.h"
 #include "identity.h"
@@ -101,13 +101,11 @@ __kernel void ps_chained_scan(__global const PS_T *ps_in, __global PS_T *ps_out,
         uint ps_begin = t * ps_tile, ps_end = PS_MIN(ps_n, ps_begin + ps_tile);
         PS_T ps_acc = ps_identity_value;
         bool ps_known = t == 0;
-#if PS_ONE_PASS
         if (!ps_known && atomic_or(&ps_state[t], 0u) == PS_PREFIX) {
             PS_DEVICE_FENCE();
             PS_READ_COHERENT(PS_T, ps_acc, ps_values + 2 * (t - 1) + PS_PREFIX - 1);
             ps_known = true;
         }
-#endif
         if (!ps_known) {
             PS_T ps_total;
             PS_FOLD(ps_begin, ps_end, ps_total);
