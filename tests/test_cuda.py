@@ -660,3 +660,23 @@ def test_small_downloads_through_the_staging_buffer(cuda, rng, monkeypatch):
     for t in threads:
         t.join()
     assert not failures
+
+
+def test_to_device_records_no_event_unless_timed(cuda, monkeypatch):
+    """A NumPy array copied by ``to_device`` arrives whole; untimed, the copy makes no CUDA
+    event (the caller has none to wait for); recorded, it is timed as an upload."""
+    import cupy as cp
+
+    made: list[int] = []
+    event = cp.cuda.Event
+    monkeypatch.setattr(cp.cuda, "Event", lambda *a, **k: made.append(1) or event(*a, **k))
+    host = np.arange(1 << 16, dtype=np.float32)[::2]  # a strided view: copied contiguous first
+    buffer = cuda.to_device(host)
+    assert made == []
+    back = np.empty(host.size, np.float32)
+    cuda.download(buffer, back)
+    np.testing.assert_array_equal(back, host)
+    with cuda.record() as rec:
+        cuda.to_device(host)
+    assert [e.kind for e in rec.events] == ["upload"]
+    assert made
