@@ -114,10 +114,36 @@ def test_together_interleaves_calls_and_checks_each_new_result():
     steady = subject("steady", [expected] * 4)
     turning = subject("turning", [expected] * 3 + [expected + 1])
     results = measure_together(case, [steady, turning], inputs, expected, reps=3, warmup=1)
-    assert order == ["steady", "turning"] * 4
+    # each round starts one subject later, so neither always follows the other's check
+    assert order == ["steady", "turning", "turning", "steady"] * 2
     assert results[0].status == "ok" and results[0].kernel == 0.5 and results[0].reps == 3
     assert results[1].status == "wrong" and "wrong elements" in results[1].message
     assert len(checked) == 3  # each subject's first result, and the turning one's last
+
+
+def test_a_measured_run_takes_the_unrecorded_call_s_time_and_the_recorded_split():
+    """A subject with an unrecorded call (as a user makes it) is timed by that call; the split
+    of its time comes from a recorded call beside it; warm-ups use the recorded call."""
+    case = CASES["scan"]
+    inputs = case.make(50, np.random.default_rng(1))
+    expected = case.reference(inputs)
+    calls: list[str] = []
+
+    def call(_inputs):
+        calls.append("recorded")
+        return expected.copy(), Timing(wall=5.0, kernel=0.5)
+
+    def plain(_inputs):
+        calls.append("plain")
+        return expected.copy(), 2.0
+
+    subject = Subject("scan", "s", "variant", "nowhere", call, plain=plain)
+    (result,) = measure_together(case, [subject], inputs, expected, reps=3, warmup=1)
+    assert result.status == "ok" and result.e2e == 2.0 and result.kernel == 0.5
+    assert calls == ["recorded"] + ["plain", "recorded"] * 3
+    wrong = Subject("scan", "s", "variant", "nowhere", call, plain=lambda i: (expected + 1, 2.0))
+    (result,) = measure_together(case, [wrong], inputs, expected, reps=3, warmup=1)
+    assert result.status == "wrong"  # the unrecorded call's result is checked too
 
 
 def test_exception_is_a_failure_with_its_reason():

@@ -48,6 +48,11 @@ class Subject:
 
     ``where`` is the device id for device code and ``"host"`` for CPU code; a ``None`` timing
     means only the end-to-end time (measured by the harness) exists.
+
+    ``plain(inputs)``, where a device's subject has it, is the same call unrecorded, as a user
+    makes it, and returns ``(result, seconds)``: recording makes events of its own, whose host
+    time a peer's call does not carry. Measured runs then take their time from ``plain`` and
+    the split of it from a recorded ``call`` beside it (:mod:`.harness`).
     """
 
     family: str
@@ -58,6 +63,7 @@ class Subject:
     params: str = ""
     # whether parskel's public function runs this subject for an input of a given size
     default_at: Callable[[int], bool] = lambda size: False
+    plain: Callable[[Inputs], tuple[Any, float]] | None = None
 
 
 # checks ------------------------------------------------------------------------------------

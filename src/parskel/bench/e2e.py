@@ -26,6 +26,7 @@ from ..probe.transfers import measure_transfers
 from ..runtime import Device, Timing
 from . import peers as peer_lib
 from .cases import CASES, Inputs, Subject
+from .subjects import unrecorded
 
 if TYPE_CHECKING:
     from .harness import Result
@@ -85,7 +86,8 @@ def _parskel(family: str, device: Device) -> Subject:
         _host_copies.setdefault(key, []).append(sum(r.host_copies for r in runs))
         return result, rec.timing
 
-    return Subject(family, "parskel", "variant", device.id, run, default_at=lambda size: True)
+    plain = unrecorded(device, call)
+    return Subject(family, "parskel", "variant", device.id, run, default_at=lambda size: True, plain=plain)
 
 
 def _measure_link(device: Device, notes: list[str]) -> None:

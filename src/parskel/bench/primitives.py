@@ -17,6 +17,7 @@ import numpy as np
 from ..runtime import Device, Timing
 from . import peers_cupy
 from .cases import BINS, MATRIX, ROW, SEGMENT, TOP, Inputs, Subject, segment_starts, stacked
+from .subjects import unrecorded
 
 _ABOVE_HALF = "bool above(float x) { return x > 0.5f; }"
 _BIN = f"int bin(float x) {{ return (int)(x * {BINS}.0f); }}"
@@ -98,7 +99,8 @@ def subjects(family: str, devices: Sequence[Device], chosen: set[str], notes: li
                 result = call(inputs)
             return result, rec.timing
 
-        found.append(Subject(family, "parskel", "variant", device.id, run, default_at=lambda size: True))
+        plain = unrecorded(device, call)
+        found.append(Subject(family, "parskel", "variant", device.id, run, default_at=lambda size: True, plain=plain))
     if "numpy" in chosen:
         numpy_call = NUMPY[name]
         found.append(Subject(family, "numpy", "peer", "host", lambda inputs: (numpy_call(*inputs), None)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,39 @@ def recorded(
         with device.record() as rec:
             result = run(device, *args, **kwargs, **params)
         return result, rec.timing
+
+    return call
+
+
+def unrecorded(device: Device, call: Callable[[Inputs], Any]) -> Callable[[Inputs], tuple[Any, float]]:
+    """``call`` with ``device`` current, as a subject's :attr:`~.cases.Subject.plain`: its result
+    and the seconds it took, with nothing recorded. A result left on the device (not a host
+    array) is waited for within the time.
+
+    >>> import parskel as ps
+    >>> plain = unrecorded(ps.device(), lambda inputs: np.sort(inputs[0]))
+    >>> result, seconds = plain((np.array([3, 1, 2]),)); result.tolist(), seconds > 0
+    ([1, 2, 3], True)
+    """
+    import parskel as ps
+
+    def plain(inputs: Inputs) -> tuple[Any, float]:
+        with ps.using(device):
+            start = time.perf_counter()
+            result = call(inputs)
+            if not isinstance(result, (np.ndarray, np.generic, tuple, float, int)):
+                device.finish()
+            return result, time.perf_counter() - start
+
+    return plain
+
+
+def _unrecorded_run(
+    run: Callable[..., Any], family: str, params: dict[str, int], device: Device
+) -> Callable[[Inputs], Any]:
+    def call(inputs: Inputs) -> Any:
+        args, kwargs = _args(family, inputs)
+        return run(device, *args, **kwargs, **params)
 
     return call
 
@@ -66,7 +100,10 @@ def variant_subjects(family: str, device: Device, wanted: set[str] | None, notes
             continue
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
         call = recorded(device, variant.run, family, params)
-        subjects.append(Subject(family, variant.name, "variant", device.id, call, shown, default_at(variant.name)))
+        plain = unrecorded(device, _unrecorded_run(variant.run, family, params, device))
+        subjects.append(
+            Subject(family, variant.name, "variant", device.id, call, shown, default_at(variant.name), plain)
+        )
     return subjects
 
 
@@ -112,20 +149,24 @@ def _add(a: Any, b: Any) -> Any:
 
 def _skeleton(
     device: Device, make: Callable[[Any], Any], apply: Callable[[Any, Any, np.ndarray], Any]
-) -> Callable[[Inputs], tuple[Any, Timing]]:
-    """A timed call that builds the skeleton on first use (so its compile lands in the first call)."""
+) -> tuple[Callable[[Inputs], tuple[Any, Timing]], Callable[[Inputs], tuple[Any, float]]]:
+    """A timed call that builds the skeleton on first use (so its compile lands in the first
+    call), and the same call unrecorded (:func:`unrecorded`)."""
     import parskel as ps
 
     built: list[Any] = []
 
+    def applied(inputs: Inputs) -> Any:
+        if not built:
+            built.append(make(ps))
+        return apply(ps, built[0], inputs[0])
+
     def call(inputs: Inputs) -> tuple[Any, Timing]:
         with ps.using(device), device.record() as rec:
-            if not built:
-                built.append(make(ps))
-            result = apply(ps, built[0], inputs[0])
+            result = applied(inputs)
         return result, rec.timing
 
-    return call
+    return call, unrecorded(device, applied)
 
 
 def _scan_values(ps: Any, skeleton: Any, x: np.ndarray) -> np.ndarray:
@@ -166,7 +207,7 @@ def skeleton_call(family: str, device: Device) -> Callable[[Inputs], tuple[Any, 
     """A timed call of the skeleton that ``family``'s case measures (its C user functions),
     built on its first call; ``KeyError`` for a family without one."""
     _, make, _, apply = _SKELETONS[family]
-    return _skeleton(device, make, apply)
+    return _skeleton(device, make, apply)[0]
 
 
 def variant_names(family: str) -> list[str]:
@@ -197,8 +238,8 @@ def skeleton_subjects(family: str, device: Device, wanted: set[str] | None, note
     subjects = []
     for shown, make, default in ((name, make_c, _always), (f"{name}_python", make_python, _never)):
         if wanted is None or shown in wanted:
-            call = _skeleton(device, make, apply)
-            subjects.append(Subject(family, shown, "variant", device.id, call, default_at=default))
+            call, plain = _skeleton(device, make, apply)
+            subjects.append(Subject(family, shown, "variant", device.id, call, default_at=default, plain=plain))
     return subjects
 
 
