@@ -46,7 +46,7 @@ import numpy as np
 import parskel as ps
 from parskel.algorithms import onesweep, scans
 
-BUDGET_S = 0.25  # measuring time per case, after the warm-up
+BUDGET_S = 0.25  # measuring time per case (timed calls; as many recorded ones besides), after the warm-up
 MAX_REPS, MIN_REPS = 20, 3
 SLOW_S = 1.5  # a call slower than this is not repeated at larger sizes
 XGEMM_CONFIGS = {
@@ -77,7 +77,11 @@ def _reps(first_s: float) -> int:
 
 
 def time_cuda(fn: Callable[[], Any], dev: ps.Device | None = None) -> tuple[float, float, Any]:
-    """Median ms of ``fn`` between CUDA events, median ms of parskel's kernels, last result."""
+    """Median ms of ``fn`` between CUDA events, median ms of parskel's kernels, last result.
+
+    The call is timed as a user makes it, unrecorded: recording makes two CUDA events a
+    command, which is host time of its own. Its kernels are timed in recorded calls between.
+    """
     import cupy as cp
 
     start, end = cp.cuda.Event(), cp.cuda.Event()
@@ -89,24 +93,21 @@ def time_cuda(fn: Callable[[], Any], dev: ps.Device | None = None) -> tuple[floa
     reps = _reps(time.perf_counter() - t0)
     walls, kernels = [], []
     for _ in range(reps):
+        start.record()
+        out = fn()
+        end.record()
+        end.synchronize()
+        walls.append(cp.cuda.get_elapsed_time(start, end))
         if dev is not None:
             with dev.record() as rec:
-                start.record()
                 out = fn()
-                end.record()
-                end.synchronize()
             kernels.append(rec.timing.kernel * 1e3)
-        else:
-            start.record()
-            out = fn()
-            end.record()
-            end.synchronize()
-        walls.append(cp.cuda.get_elapsed_time(start, end))
     return float(np.median(walls)), float(np.median(kernels)) if kernels else float("nan"), out
 
 
 def time_opencl(fn: Callable[[], Any], dev: ps.Device) -> tuple[float, float, Any]:
-    """Median ms of ``fn`` on the host clock after finish, median ms of its kernels, result."""
+    """Median ms of ``fn`` on the host clock after finish (unrecorded, as for
+    :func:`time_cuda`), median ms of its kernels in recorded calls between, result."""
     out = fn()
     dev.finish()
     t0 = time.perf_counter()
@@ -115,11 +116,12 @@ def time_opencl(fn: Callable[[], Any], dev: ps.Device) -> tuple[float, float, An
     reps = _reps(time.perf_counter() - t0)
     walls, kernels = [], []
     for _ in range(reps):
+        t = time.perf_counter()
+        out = fn()
+        dev.finish()
+        walls.append((time.perf_counter() - t) * 1e3)
         with dev.record() as rec:
-            t = time.perf_counter()
             out = fn()
-            dev.finish()
-            walls.append((time.perf_counter() - t) * 1e3)
         kernels.append(rec.timing.kernel * 1e3)
     return float(np.median(walls)), float(np.median(kernels)), out
 
