@@ -31,8 +31,11 @@ from ..runtime import Buffer, Device, Marker
 from ..runtime.arrays import host_memory_bytes
 from . import copies
 
-#: Slots each way.
-SLOTS = 4
+#: Slots each way. Two, not more: on the H200's host (a 300 MiB last-level cache), with 64 MiB
+#: slots, a `Reduce` of 2^28 floats from NumPy ran at 30-31 GB/s through two slots each way and
+#: 27-28 through four, `Map` at 25 against 21-22 GB/s each way: a smaller ring of slots is more
+#: often still in the cache when the copy threads write a slot and the device reads it.
+SLOTS = 2
 
 
 def slot_bytes(host_bytes: int) -> int:
@@ -40,8 +43,8 @@ def slot_bytes(host_bytes: int) -> int:
     of two from 8 to 64 MiB. A slot is filled by all the copy threads at once
     (:mod:`.copies`), each taking 1/16 of it: on the H200's host, parts of 512 KiB copied
     11 GB/s and parts of 4 MiB 33 GB/s, so a Map of 2^26 floats from NumPy took 41 ms with
-    8 MiB slots and 16.5 ms with 64 MiB ones. The slots of both ways then hold 1/64 of the
-    host's memory at most (512 MiB).
+    8 MiB slots and 16.5 ms with 64 MiB ones. The slots of both ways then hold 1/128 of the
+    host's memory at most (256 MiB).
 
     >>> [slot_bytes(g << 30) >> 20 for g in (2, 16, 24, 128)]
     [8, 32, 32, 64]
