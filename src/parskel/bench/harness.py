@@ -511,7 +511,9 @@ def run_plan(
                         result = measured[id(subject)]
                     else:
                         result = measure(case, subject, inputs, expected, reps, warmup, cannot_run)
-                    stop = None if why else _stop(case, result, following, budget, calls)
+                    # a measured run of a subject with an unrecorded call makes two calls
+                    made = calls + (reps if subject.plain is not None else 0)
+                    stop = None if why else _stop(case, result, following, budget, made)
                     if stop:
                         dropped[(subject.name, subject.params, subject.where)] = stop
                     results.append(result)
