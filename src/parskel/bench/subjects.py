@@ -52,11 +52,23 @@ def unrecorded(device: Device, call: Callable[[Inputs], Any]) -> Callable[[Input
         with ps.using(device):
             start = time.perf_counter()
             result = call(inputs)
-            if not isinstance(result, (np.ndarray, np.generic, tuple, float, int)):
+            if not _on_host(result):
                 device.finish()
             return result, time.perf_counter() - start
 
     return plain
+
+
+def _on_host(value: Any) -> bool:
+    """Whether ``value`` is a host result (NumPy arrays and numbers, or a tuple of them), which
+    the device has finished writing when the call returns.
+
+    >>> _on_host((np.zeros(2), 3.0)), _on_host(None)
+    (True, False)
+    """
+    if isinstance(value, tuple):
+        return all(_on_host(v) for v in value)
+    return isinstance(value, (np.ndarray, np.generic, float, int))
 
 
 def _unrecorded_run(
