@@ -157,24 +157,25 @@ class _Trial:
         """Call the subject once (unless it failed before) and check the result; keep the first
         call's time (it carries the compile) and a measured call's as a run. A measured run of
         a subject with an unrecorded call (:attr:`.cases.Subject.plain`) takes its time from
-        that call and the split of it from a recorded call after it."""
+        that call and the split of it from a recorded call after it, made once the first
+        call's result is checked and dropped: two results alive at once would change what
+        the allocator hands the next call (on glibc, freeing two 4 MiB results at once returned
+        their memory to the system, and the next call's output faulted its pages in anew)."""
         if self.failed is not None:
             return
         plain = self.subject.plain if measured else None
         try:
             if plain is not None:
                 result, elapsed = plain(self.inputs)
-                _, timing = self.subject.call(self.inputs)
             else:
                 start = time.perf_counter()
                 result, timing = self.subject.call(self.inputs)
                 elapsed = time.perf_counter() - start
-            if not self._seen(result):
-                wrong = self.case.check(result, self.expected)
-                if wrong:
-                    self.failed = Result(**self.base, status="wrong", message=wrong)
-                    return
-                self._passed = result if self.keep else fingerprint(result)
+            if not self._checked(result):
+                return
+            if plain is not None:
+                del result
+                _, timing = self.subject.call(self.inputs)
         except VariantError as exc:  # a variant that does not take this input (too many keys)
             self.failed = Result(**self.base, status="skipped", message=str(exc).splitlines()[0])
             return
@@ -189,6 +190,17 @@ class _Trial:
             self.first = seconds
         if measured:
             self.runs.append((seconds, timing))
+
+    def _checked(self, result: Any) -> bool:
+        """Whether ``result`` is right (checked unless it equals one that passed); a wrong one
+        fails the trial."""
+        if not self._seen(result):
+            wrong = self.case.check(result, self.expected)
+            if wrong:
+                self.failed = Result(**self.base, status="wrong", message=wrong)
+                return False
+            self._passed = result if self.keep else fingerprint(result)
+        return True
 
     def _seen(self, result: Any) -> bool:
         if self._passed is None:
