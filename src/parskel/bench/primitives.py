@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import Device, Timing
+from ..runtime import Device
 from . import peers_cupy
 from .cases import BINS, MATRIX, ROW, SEGMENT, TOP, Inputs, Subject, segment_starts, stacked
-from .subjects import unrecorded
+from .subjects import recorded_call, unrecorded
 
 _ABOVE_HALF = "bool above(float x) { return x > 0.5f; }"
 _BIN = f"int bin(float x) {{ return (int)(x * {BINS}.0f); }}"
@@ -93,13 +93,7 @@ def subjects(family: str, devices: Sequence[Device], chosen: set[str], notes: li
     found = []
     for device in devices:
         call = _parskel_calls(ps)[name]
-
-        def run(inputs: Inputs, device: Device = device, call: Callable[[Inputs], Any] = call) -> tuple[Any, Timing]:
-            with ps.using(device), device.record() as rec:
-                result = call(inputs)
-            return result, rec.timing
-
-        plain = unrecorded(device, call)
+        run, plain = recorded_call(device, call), unrecorded(device, call)
         found.append(Subject(family, "parskel", "variant", device.id, run, default_at=lambda size: True, plain=plain))
     if "numpy" in chosen:
         numpy_call = NUMPY[name]

@@ -26,14 +26,32 @@ def recorded(
 ) -> Callable[[Inputs], tuple[Any, Timing]]:
     """A variant's ``run`` with ``params`` as a subject's call on the inputs of ``family``'s case,
     with the device's timing of it."""
+    return recorded_call(device, _variant_call(device, run, family, params))
 
-    def call(inputs: Inputs) -> tuple[Any, Timing]:
+
+def _variant_call(
+    device: Device, run: Callable[..., Any], family: str, params: dict[str, int]
+) -> Callable[[Inputs], Any]:
+    """A variant's ``run`` with ``params`` on the inputs of ``family``'s case."""
+
+    def call(inputs: Inputs) -> Any:
         args, kwargs = _args(family, inputs)
-        with device.record() as rec:
-            result = run(device, *args, **kwargs, **params)
-        return result, rec.timing
+        return run(device, *args, **kwargs, **params)
 
     return call
+
+
+def recorded_call(device: Device, call: Callable[[Inputs], Any]) -> Callable[[Inputs], tuple[Any, Timing]]:
+    """``call`` with ``device`` current and its commands recorded, as a subject's
+    :attr:`~.cases.Subject.call`: its result and the device's timing of it."""
+    import parskel as ps
+
+    def timed(inputs: Inputs) -> tuple[Any, Timing]:
+        with ps.using(device), device.record() as rec:
+            result = call(inputs)
+        return result, rec.timing
+
+    return timed
 
 
 def unrecorded(device: Device, call: Callable[[Inputs], Any]) -> Callable[[Inputs], tuple[Any, float]]:
@@ -71,16 +89,6 @@ def _on_host(value: Any) -> bool:
     return isinstance(value, (np.ndarray, np.generic, float, int))
 
 
-def _unrecorded_run(
-    run: Callable[..., Any], family: str, params: dict[str, int], device: Device
-) -> Callable[[Inputs], Any]:
-    def call(inputs: Inputs) -> Any:
-        args, kwargs = _args(family, inputs)
-        return run(device, *args, **kwargs, **params)
-
-    return call
-
-
 def variant_subjects(family: str, device: Device, wanted: set[str] | None, notes: list[str]) -> list[Subject]:
     """Every registered variant of ``family`` that ``device`` can run (and ``wanted`` names)."""
     from ..algorithms import registry
@@ -111,8 +119,8 @@ def variant_subjects(family: str, device: Device, wanted: set[str] | None, notes
             notes.append(f"{family}/{variant.name} skipped on {device.id}: {'; '.join(variant.unmet(device, params))}")
             continue
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
-        call = recorded(device, variant.run, family, params)
-        plain = unrecorded(device, _unrecorded_run(variant.run, family, params, device))
+        bound = _variant_call(device, variant.run, family, params)
+        call, plain = recorded_call(device, bound), unrecorded(device, bound)
         subjects.append(
             Subject(family, variant.name, "variant", device.id, call, shown, default_at(variant.name), plain)
         )
@@ -173,12 +181,7 @@ def _skeleton(
             built.append(make(ps))
         return apply(ps, built[0], inputs[0])
 
-    def call(inputs: Inputs) -> tuple[Any, Timing]:
-        with ps.using(device), device.record() as rec:
-            result = applied(inputs)
-        return result, rec.timing
-
-    return call, unrecorded(device, applied)
+    return recorded_call(device, applied), unrecorded(device, applied)
 
 
 def _scan_values(ps: Any, skeleton: Any, x: np.ndarray) -> np.ndarray:
