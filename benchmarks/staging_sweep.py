@@ -24,6 +24,7 @@ Needs CuPy and a CUDA device.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -177,12 +178,15 @@ def main() -> None:
     if args.streams:
         streams(args.mib)
         return
-    sweep(
-        [int(s) for s in args.sizes.split(",")],
-        args.configs.split(","),
-        [int(c) for c in args.chunks.split(",")],
-        args.rounds,
-    )
+    configs = args.configs.split(",")
+    if not all(re.fullmatch(r"\d+x\d+/\d+", c) for c in configs):
+        parser.error(f"--configs takes SLOT_MiBxSLOTS/PART_MiB items such as 64x2/2, got {args.configs!r}")
+    try:
+        sizes = [int(s) for s in args.sizes.split(",")]
+        chunks = [int(c) for c in args.chunks.split(",")]
+    except ValueError:
+        parser.error("--sizes and --chunks take comma lists of integers")
+    sweep(sizes, configs, chunks, args.rounds)
 
 
 if __name__ == "__main__":
