@@ -440,3 +440,19 @@ def test_bench_refuses_a_cap_it_cannot_read(tmp_path, capsys):
 
     assert main(["bench", "e2e", "--max-device-memory", "lots", "--out", str(tmp_path), "--no-report"]) == 2
     assert "--max-device-memory" in capsys.readouterr().err
+
+
+def test_a_staged_chunk_fills_at_least_one_pinned_slot(monkeypatch):
+    """Staged work aims at TARGET_CHUNKS chunks, but none smaller than a slot (so the copy
+    threads take large parts); unstaged work and small calls are cut as before."""
+    from parskel.pipeline.budget import TARGET_CHUNKS, Budget
+
+    monkeypatch.setattr(staging, "SLOT_BYTES", 32 << 20)
+    need = Need(per_element=8, largest_per_element=4)
+    roomy = Budget(64 << 30, 16 << 30, False)
+    slot = (32 << 20) // 4
+    n = 4 * slot  # a chunk of an eighth would be half a slot
+    assert chunk_length(n, need, roomy, overlap=True) == slot
+    assert chunk_length(64 * slot, need, roomy, overlap=True) == 64 * slot // TARGET_CHUNKS
+    assert chunk_length(slot // 2, need, roomy, overlap=True) == slot // 2
+    assert chunk_length(n, need, roomy, overlap=False) == n
