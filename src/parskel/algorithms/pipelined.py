@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import VariantError
 from ..pipeline import Budget, Need, Pipeline, Route, chunk_length, route
 from ..pipeline.budget import IN_FLIGHT, TARGET_CHUNKS
-from ..runtime import Buffer, Device
+from ..runtime import Buffer, Device, hostpool
 from . import registry
 from .keys import KEY_KINDS
 from .matmuls import dispatch_context
@@ -81,7 +81,7 @@ def scan(
             f"scan variant {chosen!r} scans arrays only, and {n} elements do not fit the device at once; "
             "scan them with a built-in variant, which goes through the device in chunks"
         )
-    out = dev.host_result(x.shape, x.dtype) if way.staged else np.empty_like(x)
+    out = dev.host_result(x.shape, x.dtype) if way.staged else hostpool.empty(x.shape, x.dtype)
     pipe = Pipeline(dev, "scan", staged=way.staged)
     m = chunk_length(n, Need(1.02 * item, item, SCAN_FIXED), way.within, overlap=way.staged, least=2)
     carry = dev.alloc(item)
@@ -400,7 +400,7 @@ def matmul(
     if way.whole and (not on_device or a.nbytes + b.nbytes < MATMUL_STAGING_MIN):
         return None
     tm, tn, tk = _tiles(m, k, n, item, way, on_device, _least_rows(dev, n) if on_device else 0)
-    out = dev.host_result((m, n), a.dtype) if on_device else np.empty((m, n), a.dtype)
+    out = dev.host_result((m, n), a.dtype) if on_device else hostpool.empty((m, n), a.dtype)
     pipe = Pipeline(dev, "matmul", staged=on_device)
 
     def product(x: Any, y: Any) -> Any:

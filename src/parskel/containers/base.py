@@ -19,9 +19,9 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..errors import DTypeError, ShapeError
-from ..runtime import Buffer, Device
+from ..runtime import Buffer, Device, hostpool
 from ..runtime import device as select_device
-from ..runtime.arrays import backend_view, cuda_ordinal, host_copy, is_device_array
+from ..runtime.arrays import backend_view, cuda_ordinal, empty_like, host_copy, is_device_array
 from .structs import element_c_type, vector_elements, vector_of
 
 
@@ -212,7 +212,7 @@ class Container:
         if not self._host_valid:
             assert self._buffer is not None  # one side is always valid
             if host is None or self._borrowed:
-                host = self._host = np.empty(self._shape, dtype=self._dtype)
+                host = self._host = hostpool.empty(self._shape, self._dtype)
                 self._borrowed = False
             self._device.download(self._buffer, host)
             self._host_valid = True
@@ -283,7 +283,7 @@ class Container:
         if not self._device.shares_host_memory:
             return self._device.alloc(self.nbytes)
         if self._host is None:
-            self._host = np.empty(self._shape, dtype=self._dtype)
+            self._host = hostpool.empty(self._shape, self._dtype)
         return self._device.host_buffer(self._host, upload=upload)
 
     def _unborrow(self, *, keep: bool) -> None:
@@ -292,7 +292,7 @@ class Container:
         if not (self._borrowed and self._device.shares_host_memory):
             return
         assert self._host is not None
-        self._host = self._host.copy() if keep else np.empty_like(self._host)
+        self._host = self._host.copy() if keep else empty_like(self._host)
         self._borrowed = False
         self._buffer = self._device.host_buffer(self._host, upload=False)
         self._device_valid = self._host_valid = keep

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from . import hostpool
+
 _DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
 
 
@@ -52,7 +54,7 @@ def empty_like(array: Any) -> Any:
     """
     kind = type(array)
     if kind is np.ndarray:
-        return np.empty(array.shape, array.dtype)
+        return hostpool.empty(array.shape, array.dtype)
     if kind is _cupy_array():
         return kind(array.shape, array.dtype)
     return np.empty_like(array, order="C")

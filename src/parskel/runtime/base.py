@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import BackendUnavailableError, DeviceMemoryError
+from . import hostpool
 from .geometry import Geometry, Size, check_launch
 from .memo import remembered
 from .sources import Defines, Source
@@ -303,7 +304,7 @@ class Device(ABC):
         """A host array for a result that comes back through the device's staging
         (:mod:`parskel.pipeline`): ordinary memory here; a backend may hand out page-locked
         memory, which the device then writes at the link's speed with no copy on the host."""
-        return np.empty(shape, dtype)
+        return hostpool.empty(shape, dtype)
 
     def partition(self, parts: int) -> list[Device]:
         """This device split into ``parts`` devices of its compute units (OpenCL sub-devices),

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
+from . import hostpool
 from .arrays import based_on, host_address, host_memory_bytes, is_device_array
 from .base import (
     NOTHING,
@@ -507,11 +508,11 @@ class CUDADevice(Device):
         dims = (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
         nbytes = math.prod(dims) * np.dtype(dtype).itemsize
         if nbytes < PINNED_RESULT_BYTES or _pinned_results[0] + nbytes > _pinned_result_limit():
-            return np.empty(dims, dtype)
+            return hostpool.empty(dims, dtype)
         try:
             array = self.empty_pinned(dims, dtype)
         except DeviceMemoryError:  # the host would not lock more memory: an ordinary result
-            return np.empty(dims, dtype)
+            return hostpool.empty(dims, dtype)
         _pinned_results[0] += nbytes
         weakref.finalize(array, _pinned_result_freed, nbytes)
         return array

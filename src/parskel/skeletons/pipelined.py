@@ -29,7 +29,7 @@ from ..containers import RANKS, Vector, of_rank
 from ..containers.base import Container
 from ..errors import DeviceMemoryError, ShapeError
 from ..pipeline import Need, Pipeline, Route, chunk_length, route
-from ..runtime import Device
+from ..runtime import Device, hostpool
 from ..runtime import device as select_device
 from .base import Skeleton
 from .userfn import UserFunction
@@ -269,7 +269,7 @@ def _input(
         pipe.count(shape[0])
         if len(pieces) == 1 and not skip and pieces[0].shape == shape:
             return cls(pieces[0], copy=False, device=dev)
-        host = np.empty(shape, dtype)
+        host = hostpool.empty(shape, dtype)
         at = skip
         for piece in pieces:
             host[at : at + piece.shape[0]] = piece
@@ -301,7 +301,7 @@ def _target(out: Any, shape: tuple[int, ...], dtype: np.dtype, name: str, stagin
     """``out`` checked to take a result of ``shape`` and ``dtype``, or a new array (one that
     ``staging``, the device a staged result comes back from, writes best)."""
     if out is None:
-        return np.empty(shape, dtype) if staging is None else staging.host_result(shape, dtype)
+        return hostpool.empty(shape, dtype) if staging is None else staging.host_result(shape, dtype)
     if not isinstance(out, np.ndarray):
         raise ShapeError(f"{name}: with NumPy inputs, out is a NumPy array, not {type(out).__name__}")
     if out.shape != shape or out.dtype != dtype or not (out.flags.c_contiguous and out.flags.writeable):
