@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import Buffer, Device
+from ..runtime import Buffer, Device, hostpool
 from ..runtime import device as select_device
 from ..runtime.arrays import cuda_ordinal, host_copy, is_device_array, returner
 
@@ -51,5 +51,8 @@ def result_buffer(
 ) -> tuple[Buffer, Any]:
     """A new array of ``like``'s kind and dtype (and shape, unless ``shape`` or ``dtype`` is
     given), and the buffer kernels fill it through (read back with ``device.download(buffer, array)``)."""
-    out = np.empty_like(like, order="C", shape=shape, dtype=dtype)
+    if isinstance(like, np.ndarray):
+        out = hostpool.empty(like.shape if shape is None else shape, like.dtype if dtype is None else dtype)
+    else:
+        out = np.empty_like(like, order="C", shape=shape, dtype=dtype)
     return (device.host_buffer(out, upload=False) if isinstance(out, np.ndarray) else device.alloc(out.nbytes)), out
