@@ -44,7 +44,7 @@ def main() -> None:
     rng = np.random.default_rng(3)
     with ps.using(args.device) if args.device else contextlib.nullcontext():
         pool = "off" if hostpool.idle_limit() == 0 else "on"
-        print(f"device {ps.runtime.default_device().id}, pool {pool} by default")
+        print(f"device {ps.runtime.device(None).id}, pool {pool} by default")
         for n in sizes:
             ints = rng.integers(0, 100, n, dtype=np.int32)
             keys = rng.integers(0, 2**32, n, dtype=np.uint32)
