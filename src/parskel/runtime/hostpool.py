@@ -14,7 +14,9 @@ sets that limit in bytes, and ``0`` turns the pool off. Smaller arrays are NumPy
 glibc keeps in its heap.
 
 A pooled array is an ordinary writable NumPy array whose ``base`` is a ``memoryview`` of the
-mapping; its memory is reused only once nothing refers to that memoryview any more.
+mapping; its memory is reused only once nothing refers to that memoryview any more. Like an
+array of ``np.frombuffer`` (or the page-locked results of the CUDA backend), it does not own
+its memory, so NumPy refuses to ``resize`` it in place; ``np.resize`` makes a new one.
 
 >>> a = empty((POOL_BYTES // 4,), np.float32)
 >>> a.shape, a.dtype, a.flags.c_contiguous and a.flags.writeable
