@@ -105,6 +105,8 @@ def test_cpu_runs(device, rng, variant, dtype):
             {"groups_per_cu": 4, "tile": 4096, "one_pass": 1},
             {"groups_per_cu": 2, "tile": 4096, "vector_bytes": 32},
             {"groups_per_cu": 4, "tile": 4096, "one_pass": 0},  # every tile added up first
+            {"groups_per_cu": 4, "tile": 4096, "stream": 1},  # non-temporal stores (on CPUs)
+            {"groups_per_cu": 2, "tile": 4096, "vector_bytes": 32, "one_pass": 0, "stream": 1},
         ),
     }.get(
         variant,
@@ -282,3 +284,22 @@ def test_the_seed_scans_fit_a_tuned_work_group_to_their_kernels(device, rng, mon
     x = sample(rng, np.int32, 5000)
     for inclusive in (False, True):
         assert_scan(ps.scan(x, inclusive=inclusive, variant=variant, WG=256, device=device), x, inclusive)
+
+
+@pytest.mark.parametrize("offset", [1, 3, 15])
+def test_chained_cpu_streams_into_memory_off_a_vector_boundary(device, rng, offset):
+    """Non-temporal stores take whole aligned vectors: a result that starts ``offset`` elements
+    past a 64-byte boundary is scanned element by element up to the first one, then in vectors."""
+    if not device.shares_host_memory:
+        pytest.skip(f"{device.id} does not work in host memory; non-temporal stores are for CPU devices")
+    n = 4096 * 3 + 5
+    x = sample(rng, np.int32, n)
+    backing = np.empty(n + 32, np.int32)
+    start = (-backing.ctypes.data % 64) // 4 + offset
+    out = backing[start : start + n]
+    assert out.ctypes.data % 64 == 4 * offset
+    src, dst = device.host_buffer(x), device.host_buffer(out, upload=False)
+    params = {"groups_per_cu": 2, "tile": 4096, "stream": 1}
+    scan_buffer(device, src, dst, n, np.int32, inclusive=True, variant="chained_cpu", **params)
+    device.download(dst, out)
+    assert_scan(out, x, True)

@@ -68,10 +68,14 @@ def _chained(
     tile: int,
     vector_bytes: int = VECTOR_BYTES,
     one_pass: int = -1,
+    stream: int = -1,
 ) -> None:
     if one_pass < 0:
         one_pass = int(traits.one_pass(device))
-    program, _ = _program(device, "scan/chained_cpu.cl", kt, vector_bytes, ONE_PASS=one_pass)
+    if stream < 0:
+        stream = int(traits.stream_stores(device, n * kt.itemsize))
+    stream = int(stream and device.type == "cpu")
+    program, _ = _program(device, "scan/chained_cpu.cl", kt, vector_bytes, ONE_PASS=one_pass, STREAM=stream)
     tiles = -(-n // tile)
     groups = max(1, min(tiles, device.info.compute_units * groups_per_cu))
     # the ticket counter and the tiles' flags, zeroed, then their totals, in one buffer: on a
@@ -125,6 +129,12 @@ register(
                 (-1, 0, 1),
                 f"scan a tile in one pass where its prefix is known when it is taken (-1: on devices of at most "
                 f"{traits.ONE_PASS_UNITS} compute units)",
+            ),
+            Param(
+                "stream",
+                -1,
+                (-1, 0, 1),
+                "store the output past the cache, on CPUs (-1: where input and output outgrow it)",
             ),
         ),
     )

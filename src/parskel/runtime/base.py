@@ -54,6 +54,7 @@ class DeviceInfo:
     compute_capability: str = ""
     memory_clock_mhz: int = 0
     memory_bus_bits: int = 0
+    cache_bytes: int = 0  # the largest cache in front of global memory (a CPU's last level, a GPU's L2)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -664,6 +664,7 @@ def _describe(index: int, runtime: Any) -> DeviceInfo:
         compute_capability=f"{props['major']}.{props['minor']}",
         memory_clock_mhz=_attribute(props, "memoryClockRate", _ATTR_MEMORY_CLOCK_KHZ, runtime, index) // 1000,
         memory_bus_bits=_attribute(props, "memoryBusWidth", _ATTR_MEMORY_BUS_BITS, runtime, index),
+        cache_bytes=int(props.get("l2CacheSize", 0)),
     )
 
 

@@ -763,6 +763,7 @@ def _describe(device_id: str, platform: Any, dev: Any) -> DeviceInfo:
         fp64=bool(dev.double_fp_config) or "cl_khr_fp64" in extensions,
         extensions=extensions,
         compute_capability=capability,
+        cache_bytes=int(dev.global_mem_cache_size),
     )
 
 

@@ -95,4 +95,7 @@ __kernel void chained_scan(__global const T *src, __global T *dst, __global uint
         else
             scan_run(src, dst, begin, end, before, false);
     }
+#if STREAM
+    PS_DEVICE_FENCE(); /* the non-temporal stores drained before the kernel ends */
+#endif
 }

@@ -16,6 +16,19 @@
 #define VLOAD CAT(vload, VW)
 #define VSTORE CAT(vstore, VW)
 
+/* A whole vector v stored at p. With STREAM 1 (a CPU device whose cache the input and output
+ * outgrow; p is then aligned to the vector: scan_run stores single elements up to there) the
+ * store bypasses the cache (a non-temporal store, where the compiler is clang, as PoCL's is):
+ * the output's lines are not read in before they are written, and do not evict the input. */
+#ifndef STREAM
+#define STREAM 0
+#endif
+#if STREAM && defined(__clang__)
+#define STORE_TV(v, p) __builtin_nontemporal_store((v), (__global TV *)(p))
+#else
+#define STORE_TV(v, p) VSTORE((v), 0, (p))
+#endif
+
 /* Inclusive scan of the lanes of a vector in log2(VW) steps, each adding a copy of the vector
  * with some lanes moved up and the others zero: first within each 16-byte quarter (a shift of
  * bytes, one cheap instruction on a CPU), then the running total of each quarter spread over
@@ -50,11 +63,18 @@
  * total do not wait for the carry). */
 inline T scan_run(__global const T *src, __global T *dst, uint i, uint end, T carry, bool inclusive)
 {
+#if STREAM
+    for (; i < end && ((size_t)(dst + i) & (sizeof(TV) - 1)); ++i) { /* up to a whole vector of dst */
+        T x = src[i];
+        dst[i] = inclusive ? carry + x : carry;
+        carry += x;
+    }
+#endif
     TV carries = PS_VEC(TV, carry);
     for (; i + VW <= end; i += VW) {
         TV v = VLOAD(0, src + i);
         LANES_SCAN(v);
-        VSTORE((inclusive ? v : SHIFT_UP(v)) + carries, 0, dst + i);
+        STORE_TV((inclusive ? v : SHIFT_UP(v)) + carries, dst + i);
         carries += PS_VEC(TV, LAST(v));
     }
     carry = LAST(carries);
