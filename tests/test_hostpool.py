@@ -97,3 +97,12 @@ def test_results_held_by_the_caller_are_not_overwritten_by_later_calls():
     assert np.array_equal(kept, expected)
     y = ps.sort(x)
     assert np.array_equal(y, np.sort(x)) and np.array_equal(kept, expected)
+
+
+def test_without_a_mapping_the_array_is_numpy_s_own(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(hostpool.mmap, "mmap", refuse)
+    a = hostpool.empty(N, np.float32)
+    assert a.flags.owndata and a.shape == (N,)

@@ -83,7 +83,10 @@ def empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     if limit == 0:
         return np.empty(dims, dtype)
     size = -(-nbytes // GRAIN) * GRAIN
-    block = _take(size, limit)
+    try:
+        block = _take(size, limit)
+    except OSError:  # no mapping to be had: NumPy's own allocation says what it can
+        return np.empty(dims, dtype)
     view = memoryview(block)
     array = np.frombuffer(view, np.uint8, nbytes).view(dtype).reshape(dims)
     # numpy's own memoryview of the mapping lives as long as the array or any view of it
@@ -142,7 +145,8 @@ def _settle(limit: int) -> None:
         _idle[0] += size
     while _idle[0] > limit and _free:
         size, blocks = next(iter(_free.items()))
-        blocks.pop(0).close()
+        with contextlib.suppress(BufferError):  # still exported: unmapped once that ends
+            blocks.pop(0).close()
         _idle[0] -= size
         if not blocks:
             del _free[size]
