@@ -368,7 +368,7 @@ def rows_out(out: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     parskel.errors.ShapeError: read_rows: out must be ... dtype float64; got one ... dtype float32
     """
     if out is None:
-        return np.empty(shape, dtype=dtype)
+        return hostpool.empty(shape, dtype)
     if not isinstance(out, np.ndarray):
         raise ShapeError(f"read_rows: out must be a NumPy array, got {type(out).__name__}")
     if out.shape != shape or out.dtype != dtype or not out.flags.c_contiguous or not out.flags.writeable:

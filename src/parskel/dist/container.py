@@ -19,6 +19,7 @@ from ..containers import Container, Matrix, Vector
 from ..containers.base import copied_rows
 from ..containers.structs import element_c_type
 from ..errors import ShapeError
+from ..runtime import hostpool
 from ..runtime.arrays import host_copy, is_device_array
 from .distribution import Distribution
 from .moves import moved
@@ -139,7 +140,7 @@ class Distributed(Container):
         rows = self._shape[0]
         ranges = dist.ranges(rows)
         stored = dist.stored(rows)
-        whole = np.empty(self._shape, self._dtype)
+        whole = hostpool.empty(self._shape, self._dtype)
         mine = {}
         for k, part in self._parts.items():
             lo, hi = ranges[k]
