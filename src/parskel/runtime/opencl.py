@@ -362,7 +362,7 @@ class OpenCLDevice(Device):
             handle = cl.Buffer(self.context, flags, hostbuf=array)
         except cl.Error as exc:
             raise _translate(self, exc) from None
-        if upload:  # nothing moves, and the timing split shows it
+        if upload and self._recorders:  # nothing moves, and the timing split shows it
             self._event("upload", "upload: the device reads the host array itself", None)
         # A command enqueued on the buffer holds its array until it is known to be done (see
         # _hold), so the memory outlives a result nobody kept; at the interpreter's exit, which

@@ -15,6 +15,7 @@ from ..errors import ShapeError
 from ..runtime import Device, Kernel
 from ..runtime.memo import remembered
 from ..runtime.traits import aligned, grid_stride_groups
+from . import pipelined
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
 from .program import build, check_size, group_size, tuned_group
@@ -225,8 +226,6 @@ class Map(Elementwise):
 
     def __call__(self, a: Container | np.ndarray, *extra: Any, out: Any = None) -> Container | np.ndarray | None:
         if isinstance(a, np.ndarray):  # host arrays in and out, in chunks where that pays
-            from .pipelined import elementwise
-
-            return elementwise(self, (a,), extra, out)
+            return pipelined.elementwise(self, (a,), extra, out)
         (a,) = self._inputs([a], ["the input"], bools=True)
         return self._run([a], a, extra, out)

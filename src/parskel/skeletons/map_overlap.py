@@ -12,6 +12,7 @@ import numpy as np
 from ..containers.base import Container
 from ..errors import ShapeError, UserFunctionError
 from ..runtime import Buffer, Device, Kernel, round_to_multiple
+from . import pipelined
 from .arguments import as_buffer_value, bind_extras, mark_written
 from .base import Skeleton
 from .program import build, check_size, group_size
@@ -159,9 +160,7 @@ class MapOverlap(Skeleton):
 
     def __call__(self, a: Container | np.ndarray, *extra: Any, out: Any = None) -> Container | np.ndarray:
         if isinstance(a, np.ndarray):  # a host array, in chunks where that pays
-            from .pipelined import map_overlap
-
-            return map_overlap(self, a, extra, out)
+            return pipelined.map_overlap(self, a, extra, out)
         (a,) = self._inputs([a], ["the input"])
         dev = a.device
         plan = self._plan((dev, a.dtype, a.ndim), lambda: self._build(dev, a))

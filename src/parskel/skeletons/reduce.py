@@ -15,6 +15,7 @@ from ..containers.base import Container
 from ..errors import ShapeError, UserFunctionError
 from ..runtime import Buffer, Device, Kernel
 from ..runtime.traits import aligned, groups_per_unit
+from . import pipelined
 from .arguments import bind_extras, check_container, mark_written
 from .base import Skeleton
 from .identity import identity_buffer, identity_glue
@@ -188,9 +189,7 @@ class Reduction(Skeleton):
 
     def _reduce(self, a: Any, extra: tuple[Any, ...], out: Container | None) -> Any:
         if isinstance(a, np.ndarray):  # a host array, in chunks where that pays
-            from .pipelined import reduction
-
-            return reduction(self, a, extra, out)
+            return pipelined.reduction(self, a, extra, out)
         (a,) = self._inputs([a], ["the input"])
         dev = a.device
         src = a.to_device()

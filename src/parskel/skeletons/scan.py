@@ -14,6 +14,7 @@ from ..containers.base import Container
 from ..errors import ShapeError, boolean
 from ..runtime import Buffer, Device, Kernel
 from ..runtime.traits import aligned, cpu_runs, lookback_defines, one_pass
+from . import pipelined
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
 from .identity import identity_buffer, identity_glue
@@ -114,9 +115,7 @@ class Scan(Skeleton):
 
     def __call__(self, a: Container | np.ndarray, *extra: Any, out: Any = None) -> tuple[Container | np.ndarray, Any]:
         if isinstance(a, np.ndarray):  # a host array, in chunks where that pays
-            from .pipelined import scan
-
-            return scan(self, a, extra, out)
+            return pipelined.scan(self, a, extra, out)
         result, total, offset = self.enqueue(a, extra, out)
         return result, self.total(result.device, total, offset)
 

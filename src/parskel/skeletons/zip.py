@@ -9,6 +9,7 @@ import numpy as np
 
 from ..containers.base import Container
 from ..errors import UserFunctionError
+from . import pipelined
 from .map import Elementwise
 from .userfn import UserSource
 
@@ -35,8 +36,6 @@ class Zip(Elementwise):
         if len(args) < self.inputs:
             raise UserFunctionError(f"Zip: expected {self.inputs} input containers, got {len(args)} arguments")
         if any(isinstance(x, np.ndarray) for x in args[: self.inputs]):  # host arrays, in chunks where that pays
-            from .pipelined import elementwise
-
-            return elementwise(self, args[: self.inputs], args[self.inputs :], out)
+            return pipelined.elementwise(self, args[: self.inputs], args[self.inputs :], out)
         inputs = self._inputs(args[: self.inputs], [f"input {k}" for k in range(self.inputs)], bools=True)
         return self._run(inputs, inputs[0], args[self.inputs :], out)
