@@ -106,3 +106,32 @@ def test_without_a_mapping_the_array_is_numpy_s_own(monkeypatch):
     monkeypatch.setattr(hostpool.mmap, "mmap", refuse)
     a = hostpool.empty(N, np.float32)
     assert a.flags.owndata and a.shape == (N,)
+
+
+def test_threads_never_share_live_memory():
+    """Arrays made and dropped on several threads at once: each live array keeps what its
+    thread wrote into it, so no two live arrays ever share memory."""
+    import threading
+
+    failures: list[str] = []
+
+    def work(mark: int) -> None:
+        kept = []
+        for round_ in range(40):
+            a = hostpool.empty(N, np.float32)
+            a[::4096] = mark
+            kept.append(a)
+            if len(kept) > 2:
+                old = kept.pop(0)
+                if not np.all(old[::4096] == mark):
+                    failures.append(f"thread {mark}, round {round_}: another thread wrote into a live array")
+                del old
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures[:3]
+    gc.collect()
+    assert hostpool.idle_bytes() <= hostpool.idle_limit()
