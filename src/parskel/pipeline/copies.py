@@ -6,9 +6,9 @@ writing it unless the copy exceeds a threshold glibc derives from the cache (151
 H200 machine's 16-core host, where the parts here are 4 MiB). Where the host has a usable CPU
 device of at least :data:`STREAM_UNITS` compute units (PoCL), large contiguous copies are made
 by a kernel on it instead (``kernels/pipeline/stream_copy.cl``: non-temporal stores, which
-write a line without reading it). On that host 256 MiB went into page-locked memory at 71 GB/s
-that way against 37 GB/s on 16 threads, and a ``Reduce`` of 2^26 floats from NumPy through the
-H200 took 8.1 ms instead of 11.4 (2026-11-26). A device that fails to build or run the kernel
+write a line without reading it). On that host 256 MiB went into page-locked memory at 62-68
+GB/s that way against 36-37 GB/s on 16 threads, and a ``Reduce`` of 2^26 floats from NumPy
+through the H200 took 7.2-7.4 ms instead of 11.4-12.2 (2026-11-26). A device that fails to build or run the kernel
 is not asked again, and its copy is made on the threads."""
 
 from __future__ import annotations
