@@ -8,8 +8,8 @@ device of at least :data:`STREAM_UNITS` compute units (PoCL), large contiguous c
 by a kernel on it instead (``kernels/pipeline/stream_copy.cl``: non-temporal stores, which
 write a line without reading it). On that host 256 MiB went into page-locked memory at 62-68
 GB/s that way against 36-37 GB/s on 16 threads, and a ``Reduce`` of 2^26 floats from NumPy
-through the H200 took 7.2-7.4 ms instead of 11.4-12.2 (2026-11-26). A device that fails to build or run the kernel
-is not asked again, and its copy is made on the threads."""
+through the H200 took 7.2-7.4 ms instead of 11.4-12.2 (2026-11-26). A device that fails to
+build or run the kernel is not asked again, and its copy is made on the threads."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
+
+from ..errors import ParskelError
+from ..runtime import devices
 
 #: Threads that copy at once (the cores, up to 16: beyond that a host's memory bandwidth, not
 #: its cores, bounds a copy).
@@ -70,9 +73,12 @@ def copy(pairs: Sequence[tuple[np.ndarray, np.ndarray]], *, add: bool = False) -
     6291456.0
     """
     if not add:
-        streamed = [(dst, src) for dst, src in pairs if _streams(dst, src)]
-        if streamed and _stream([(dst, src) for dst, src in streamed]):
-            pairs = [(dst, src) for dst, src in pairs if not _streams(dst, src)]
+        streamed: list[tuple[np.ndarray, np.ndarray]] = []
+        rest: list[tuple[np.ndarray, np.ndarray]] = []
+        for pair in pairs:
+            (streamed if _streams(*pair) else rest).append(pair)
+        if streamed and _stream(streamed):
+            pairs = rest
     work = [part for dst, src in pairs for part in _parts(dst, src)]
 
     def run(dst: np.ndarray, src: np.ndarray) -> None:
@@ -112,9 +118,6 @@ def _device_kernel() -> Any:
 
 
 def _find_streamer() -> Any:
-    from ..errors import ParskelError
-    from ..runtime import devices
-
     try:
         for device in devices():
             if (
@@ -132,8 +135,6 @@ def _find_streamer() -> Any:
 def _stream(pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> bool:
     """The copies made by the host's CPU device, each waited for; False (and the device not
     asked again) where it fails, so that the caller makes them on its threads."""
-    from ..errors import ParskelError
-
     found = _device_kernel()
     if found is None:
         return False

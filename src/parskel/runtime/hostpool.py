@@ -13,8 +13,9 @@ most :func:`idle_limit` bytes wait in the free lists (the oldest go first); ``PA
 sets that limit in bytes, and ``0`` turns the pool off. Smaller arrays are NumPy's own, which
 glibc keeps in its heap.
 
-A pooled array is an ordinary writable NumPy array whose ``base`` is a ``memoryview`` of the
-mapping; its memory is reused only once nothing refers to that memoryview any more. Like an
+A pooled array is an ordinary writable NumPy array over a ``memoryview`` of the mapping (at the
+end of its ``base`` chain); its memory is reused only once nothing refers to that memoryview
+any more. Like an
 array of ``np.frombuffer`` (or the page-locked results of the CUDA backend), it does not own
 its memory, so NumPy refuses to ``resize`` it in place; ``np.resize`` makes a new one.
 
@@ -87,11 +88,10 @@ def empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
         block = _take(size, limit)
     except OSError:  # no mapping to be had: NumPy's own allocation says what it can
         return np.empty(dims, dtype)
-    view = memoryview(block)
-    array = np.frombuffer(view, np.uint8, nbytes).view(dtype).reshape(dims)
-    # numpy's own memoryview of the mapping lives as long as the array or any view of it
-    weakref.finalize(_owner(array), _returned.append, block)
-    return array
+    raw = np.frombuffer(block, np.uint8, nbytes)
+    # NumPy's own memoryview of the mapping, raw's base, lives as long as any array over it
+    weakref.finalize(raw.base, _returned.append, block)
+    return raw.view(dtype).reshape(dims)
 
 
 def idle_bytes() -> int:
@@ -105,13 +105,6 @@ def clear() -> None:
     """Unmap every idle mapping (those of arrays still alive stay theirs)."""
     with _lock:
         _settle(0)
-
-
-def _owner(array: np.ndarray) -> Any:
-    base: Any = array
-    while isinstance(base, np.ndarray) and base.base is not None:
-        base = base.base
-    return base
 
 
 def _take(size: int, limit: int) -> mmap.mmap:
