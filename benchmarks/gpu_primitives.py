@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 import numpy as np
 
 import parskel as ps
-from parskel.algorithms import onesweep, scans
+from parskel.algorithms import scans, sorts
 
 BUDGET_S = 0.25  # measuring time per case (timed calls; as many recorded ones besides), after the warm-up
 MAX_REPS, MIN_REPS = 20, 3
@@ -402,8 +402,9 @@ def opencl_suite(dev: ps.Device, sizes: list[int], edges: list[int]) -> None:
         vbuf, vout = dev.to_device(np.arange(n, dtype=np.uint32)), dev.alloc(n * 4)
 
         def sort_buffers(with_values: bool) -> None:
-            moved = (vbuf, vout) if with_values else (None, None)
-            onesweep.sort_buffers(dev, kbuf, out, n, np.uint32, *moved)
+            # the public path's parameters: the tuned tile for this device and size
+            values, out_values = (vbuf, vout) if with_values else (None, None)
+            sorts.sort_words(dev, kbuf, values, out, out_values, n, variant="onesweep")
 
         def keys_ok() -> bool:
             host = np.empty(n, np.uint32)

@@ -9,6 +9,7 @@ shared tests (test_scan.py, test_sort.py) run the defaults over every size and d
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -143,8 +144,7 @@ def test_onesweep_pairs_sort_in_a_tile_of_keys_exactly_as_tall(device, rng, monk
     """The values pass through the keys' local array, their digits kept in registers: a sort
     with values takes the tile tuned for keys even where local memory holds that tile and not a
     byte more."""
-    ranks = device.backend != "cuda"
-    room = onesweep._local_bytes(256, 20, ranks)
+    room = onesweep._local_bytes(256, 20, not traits.has_warp_ops(device))
     monkeypatch.setattr(device, "info", dataclasses.replace(device.info, local_mem_bytes=room))
     built = []
     program = device.program
@@ -156,6 +156,51 @@ def test_onesweep_pairs_sort_in_a_tile_of_keys_exactly_as_tall(device, rng, monk
     np.testing.assert_array_equal(out_keys, keys[order])
     np.testing.assert_array_equal(out_values, values[order])
     assert [d["ITEMS"] for d in built] == [20]
+
+
+def _gpu(backend: str, vendor: str) -> SimpleNamespace:
+    info = SimpleNamespace(vendor=vendor, local_mem_bytes=48 << 10, max_work_group_size=1024)
+    return SimpleNamespace(backend=backend, type="gpu", id=f"{backend}:7", info=info)
+
+
+def test_onesweep_tiles_leave_room_for_ranks_only_where_the_pass_ranks_in_local_memory(monkeypatch):
+    """CUDA and NVIDIA's OpenCL (warp operations through PTX) rank a tile's keys in registers:
+    256 x 24 keys fit their 48 KiB of local memory. Other OpenCL devices, and an NVIDIA driver
+    that refused the PTX, keep a 16-bit rank per key there too, which that tile overflows."""
+    sweep = ps.algorithms.get("sort", "onesweep")
+    tall = {"work_group": 256, "keys_per_item": 24}
+    assert onesweep._local_bytes(256, 24, False) <= 48 << 10 < onesweep._local_bytes(256, 24, True)
+    nvidia_cl, other_cl = _gpu("opencl", "NVIDIA Corporation"), _gpu("opencl", "Advanced Micro Devices, Inc.")
+    assert sweep.unmet(_gpu("cuda", "NVIDIA"), tall) == []
+    assert sweep.unmet(nvidia_cl, tall) == []
+    assert sweep.unmet(other_cl, tall) == ["local memory for a tile of keys"]
+    monkeypatch.setattr(traits, "_NO_PTX", {nvidia_cl.id})
+    assert sweep.unmet(nvidia_cl, tall) == ["local memory for a tile of keys"]
+
+
+def test_onesweep_built_without_warp_operations_shortens_a_tile_that_leaves_no_room_for_ranks(device, rng, monkeypatch):
+    """Where the pass must rank in local memory after all (a driver that refused the PTX), a
+    tile chosen for warp operations is built as tall as still fits, and sorts."""
+    if traits.has_warp_ops(device):
+        pytest.skip(f"{device.id} ranks by warp operations: its tiles need no room for ranks")
+    room = onesweep._local_bytes(256, 16, True)
+    monkeypatch.setattr(device, "info", dataclasses.replace(device.info, local_mem_bytes=room))
+    monkeypatch.setattr(onesweep, "_PLANS", {})
+    built = []
+    program = device.program
+    monkeypatch.setattr(device, "program", lambda path, defines=None: built.append(defines) or program(path, defines))
+    keys = random_keys(rng, np.uint32, 3 * 256 * 24 + 5)
+    values = np.arange(keys.size, dtype=np.uint32)
+    kb, vb = device.to_device(keys), device.to_device(values)
+    ok, ov = device.alloc(keys.nbytes), device.alloc(values.nbytes)
+    onesweep.sort_buffers(device, kb, ok, keys.size, np.uint32, vb, ov, work_group=256, keys_per_item=24)
+    out_keys, out_values = np.empty_like(keys), np.empty_like(values)
+    device.download(ok, out_keys)
+    device.download(ov, out_values)
+    order = stable_order(keys)
+    np.testing.assert_array_equal(out_keys, keys[order])
+    np.testing.assert_array_equal(out_values, values[order])
+    assert [d["ITEMS"] for d in built] == [16]
 
 
 def test_only_four_byte_sums_of_a_polling_look_back_share_a_word_with_their_status(device):

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import Buffer, Device, Kernel
+from ..runtime import Buffer, Device, Kernel, Program
 from ..runtime.arrays import empty_like
 from ..runtime.memo import remembered
-from ..runtime.traits import groups_per_unit, lookback_defines, with_warp_ops
+from ..runtime.traits import groups_per_unit, has_warp_ops, lookback_defines, with_warp_ops
 from .keys import KEY_KINDS, check_keys
 from .registry import Param, Requirement, Variant, register
 from .single_pass import PROGRESS
@@ -48,10 +48,11 @@ def _local_bytes(work_group: int, keys_per_item: int, ranks: bool) -> int:
     return 4 * ((work_group // 32) * RADIX + tile + 3 * RADIX + scratch + 3) + 2 * tile * ranks
 
 
-def _fits(device: Device, work_group: int, keys_per_item: int) -> bool:
-    """Whether a pass's local arrays fit in ``device``'s local memory (CUDA ranks by warp
-    operations; an OpenCL device may not)."""
-    ranks = device.backend != "cuda"
+def _fits(device: Device, work_group: int, keys_per_item: int, ranks: bool | None = None) -> bool:
+    """Whether a pass's local arrays fit in ``device``'s local memory: with ``ranks`` where the
+    pass ranks without warp operations, which is decided by the device when left out (CUDA and
+    NVIDIA's OpenCL rank by warp operations, other OpenCL devices in local memory)."""
+    ranks = not has_warp_ops(device) if ranks is None else ranks
     return _local_bytes(work_group, keys_per_item, ranks) <= device.info.local_mem_bytes
 
 
@@ -120,16 +121,23 @@ def _plan(
     """The histogram, digit starts and pass kernels of a sort, and its tile of keys."""
     defines = {
         "WG": work_group,
-        "ITEMS": keys_per_item,
         "KEY_KIND": KEY_KINDS[key_dtype],
         "WITH_VALUES": int(with_values),
         "WIDE": int(wide),
         "LANES": work_group if device.type == "cpu" else 32,
         **waits,
     }
-    program = with_warp_ops(device, lambda warp: device.program("sort/onesweep.cl", {**defines, **warp}))
+    items = [keys_per_item]
+
+    def build(warp: dict[str, int]) -> Program:
+        if not warp and device.backend != "cuda":  # ranks in local memory: the tile leaves them room
+            fitting = [k for k in KEYS_PER_ITEM if k <= keys_per_item and _fits(device, work_group, k, True)]
+            items[0] = max(fitting, default=keys_per_item)
+        return device.program("sort/onesweep.cl", {**defines, "ITEMS": items[0], **warp})
+
+    program = with_warp_ops(device, build)
     kernels = program.kernel("onesweep_histogram"), program.kernel("onesweep_starts"), program.kernel("onesweep_pass")
-    return (*kernels, work_group * keys_per_item)
+    return (*kernels, work_group * items[0])
 
 
 def _onesweep(

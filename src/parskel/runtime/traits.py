@@ -60,10 +60,20 @@ def lookback_defines(device: Device, progress: int = 0, itemsize: int = 0) -> di
     return {"FALLBACK": int(not spin), "SPINS": SPINS, "PACKED": int(spin and itemsize == 4), "ORDERED": int(ordered)}
 
 
+def has_warp_ops(device: Device) -> bool:
+    """Whether ``device``'s kernels get warp operations (``PS_WARP_OPS`` in ``common/subgroup.h``):
+    CUDA, and NVIDIA's OpenCL through inline PTX unless its driver has refused it."""
+    return device.backend == "cuda" or _takes_ptx(device)
+
+
+def _takes_ptx(device: Device) -> bool:
+    return device.backend == "opencl" and is_nvidia_gpu(device) and device.id not in _NO_PTX
+
+
 def with_warp_ops(device: Device, build: Callable[[dict[str, int]], Program]) -> Program:
     """``build(defines)`` with warp operations where the device has them: ``{"PS_PTX": 1}`` on
     NVIDIA's OpenCL (a driver that refuses the PTX gets the local-memory build instead)."""
-    if device.backend == "opencl" and is_nvidia_gpu(device) and device.id not in _NO_PTX:
+    if _takes_ptx(device):
         try:
             return build({"PS_PTX": 1})
         except BuildError:
