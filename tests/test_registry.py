@@ -80,7 +80,8 @@ def test_preferences_follow_vendor_then_type_then_default():
         assert sorted(order) == sorted(v.name for v in registry.variants("sort"))
 
 
-def test_dispatch_falls_back_when_the_preferred_variant_cannot_run():
+def test_dispatch_falls_back_when_the_preferred_variant_cannot_run(monkeypatch):
+    monkeypatch.setattr(registry, "_REFUSED", set())
     dev = ps.device("pocl")
     first, second = registry.preferred("scan", dev)[:2]
     tried = []

@@ -274,13 +274,13 @@ def dispatch(
     if variant is not None:
         ((chosen, values, untuned),) = plan.runs
         with device.current():
-            return _tried(call, chosen, values, untuned)
+            return _tried(call, chosen, values, untuned, device)
     errors = list(plan.refused)
     failures: list[Exception] = []
     for candidate, values, untuned in plan.runs:
         try:
             with device.current():  # a variant's new device arrays go where its operands are
-                return _tried(call, candidate, values, untuned)
+                return _tried(call, candidate, values, untuned, device)
         except _RECOVERABLE as exc:
             errors.append(f"{candidate.name}: {exc}")
             failures.append(exc)
@@ -295,16 +295,25 @@ def _tried(
     variant: Variant,
     values: dict[str, int],
     untuned: dict[str, int] | None,
+    device: Device,
 ) -> R:
     """``call`` with ``values``; where those came from the tuning database and the device
     refuses them when it builds or launches the kernels (a work-group tuned through CUDA that
-    NVIDIA's OpenCL compiles for fewer work-items), again with the values fitted untuned."""
-    try:
+    NVIDIA's OpenCL compiles for fewer work-items), again with the values fitted untuned, and
+    from then on with those at once: a refusal is the device's, and would come on every call."""
+    if untuned is None:
         return call(variant, dict(values))
-    except (LaunchError, BuildError):
-        if untuned is None:
-            raise
+    refusal = (device, variant.family, variant.name, _params_key(values))
+    if refusal not in _REFUSED:
+        try:
+            return call(variant, dict(values))
+        except (LaunchError, BuildError):
+            _REFUSED.add(refusal)
     return call(variant, dict(untuned))
+
+
+#: tuned values a device refused (see _tried): device, family, variant and the values
+_REFUSED: set[Hashable] = set()
 
 
 @dataclass(frozen=True)
