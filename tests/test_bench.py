@@ -184,6 +184,31 @@ def test_budget_stops_slow_subjects_before_larger_sizes(monkeypatch):
     assert "3 s" in results[1].message
 
 
+def test_inputs_beyond_the_host_s_memory_skip_that_size_and_larger_with_a_note(monkeypatch):
+    """A size whose inputs the host cannot hold is skipped, with the larger ones, and said so;
+    the smaller sizes are measured as usual."""
+    from parskel.bench import harness
+
+    case = CASES["scan"]
+    made = case.make
+
+    def make(n, rng):
+        if n >= 40:
+            raise MemoryError(f"Unable to allocate {n} TiB")
+        return made(n, rng)
+
+    monkeypatch.setitem(CASES, "scan", dataclasses.replace(case, make=make))
+    steady = Subject("scan", "steady", "baseline", "host", lambda i: (case.reference(i), Timing(wall=1e-3)))
+    monkeypatch.setattr(harness, "subjects_for", lambda *args: [steady])
+    heard = []
+    settings = default_settings(["scan"], sizes={"scan": (10, 20, 40, 80)}, reps=1, warmup=1, budget=0)
+    results = sweep([], settings, [], lambda event, payload: heard.append((event, payload)))
+    assert [r.status for r in results] == ["ok", "ok", "skipped", "skipped"]
+    assert "no host memory for the inputs at n=40: Unable to allocate 40 TiB" in results[3].message
+    why = "no host memory for the inputs at n=40: Unable to allocate 40 TiB"
+    assert [p for e, p in heard if e == "note"] == [f"scan: {why}; this size and the larger ones are skipped"]
+
+
 def test_store_round_trip(tmp_path, device):
     results = [
         Result(
@@ -226,8 +251,11 @@ def test_sizes_option():
     assert _sizes("64..512") == (64, 128, 256, 512)
     assert _sizes("2^10..2^16:4") == (1024, 4096, 16384, 65536)
     assert _sizes("5, 3,2^3") == (3, 5, 8)
+    assert _sizes("2^48") == (1 << 48,)
     with pytest.raises(argparse.ArgumentTypeError):
         _sizes("ten")
+    with pytest.raises(argparse.ArgumentTypeError, match="at most 2"):
+        _sizes("2^20,2^99")
 
 
 def test_peer_selection():

@@ -400,8 +400,9 @@ def sweep(
 ) -> list[Result]:
     """Measure every subject of every family at every size, smallest first.
 
-    ``listen(event, payload)`` hears ``("plan", total)``, ``("start", (case, subject, size))`` and
-    ``("done", result)``, for a progress display.
+    ``listen(event, payload)`` hears ``("plan", total)``, ``("start", (case, subject, size))``,
+    ``("done", result)`` and ``("note", text)`` (a size skipped for want of host memory), for a
+    progress display.
     """
     plan = [(CASES[f], subjects_for(f, devices, settings, notes)) for f in _measured_first(settings.families)]
     if listen is not None:
@@ -497,8 +498,14 @@ def run_plan(
                 reasons = [_skip(s, size, dropped, refuse) for s in group]
                 live = [s for s, why in zip(group, reasons) if not why]
                 if live and not inputs:  # inputs only where something runs on them
-                    inputs = case.make(size, rng)
-                    expected = case.reference(inputs)
+                    try:
+                        inputs = case.make(size, rng)
+                        expected = case.reference(inputs)
+                    except MemoryError as exc:  # this size and the larger ones do not fit the host
+                        short = f"no host memory for the inputs at n={size}: {str(exc).strip()}"
+                        dropped.update({(s.name, s.params, s.where): short for s in subjects})
+                        reasons, live, inputs = [short] * len(group), [], ()
+                        tell("note", f"{case.family}: {short}; this size and the larger ones are skipped")
                 measured: dict[int, Result] = {}
                 if together and live:
                     heard = lambda s: tell("start", (case, s, size))  # noqa: B023 (called at once)

@@ -41,6 +41,8 @@ class ProgressDisplay(Bar):
             case, subject, size = payload
             where = "" if subject.where == "host" else f" on {subject.where}"
             self.describe(f"{case.family} {subject.name}{where} n={size}")
+        elif event == "note":
+            self.console.print(f"[yellow]note:[/] {payload}")
         elif event == "done":
             result: Result = payload
             if result.status in ("wrong", "error"):

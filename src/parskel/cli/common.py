@@ -29,6 +29,10 @@ def table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+#: the largest size a command takes: 2^48 elements of a byte are 256 TiB
+LARGEST_SIZE = 1 << 48
+
+
 def parse_sizes(text: str) -> tuple[int, ...]:
     """Parse ``64,128``, ``2^20``, ``64..512`` (doubling) or ``2^10..2^26:4`` (times 4).
 
@@ -55,6 +59,8 @@ def parse_sizes(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"no sizes in {text!r}")
     if min(sizes) < 1:
         raise argparse.ArgumentTypeError(f"sizes must be at least 1, got {min(sizes)} in {text!r}")
+    if max(sizes) > LARGEST_SIZE:
+        raise argparse.ArgumentTypeError(f"sizes must be at most 2^48 (no memory holds more), got {text!r}")
     return tuple(sorted(set(sizes)))
 
 
