@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -62,6 +63,7 @@ def test_module_entry_point_and_version():
         (["bench", "--warmup", "0"], "at least 1"),
         (["bench", "--budget", "soon"], "not a number"),
         (["report", "--run", "x"], "not a whole number"),
+        (["bench", "--sizes", "2^20,2^50"], "at most 2^48"),
     ],
 )
 def test_bad_arguments_are_usage_errors(argv, says, capsys):
@@ -85,6 +87,20 @@ def test_an_unwritable_results_folder_is_a_clean_error(tmp_path, capsys):
     assert main(["bench", "sort", "--out", str(blocker / "results"), "--sizes", "16"]) == 2
     err = capsys.readouterr().err
     assert "cannot write results" in err and "Traceback" not in err
+
+
+def test_a_size_beyond_the_host_s_memory_is_a_clean_error(monkeypatch, capsys):
+    """Tuning at a size whose inputs the host cannot hold says so, without a traceback."""
+    from parskel.bench.cases import CASES
+
+    def make(n, rng):
+        raise MemoryError(f"Unable to allocate {4 * n >> 40} TiB")
+
+    monkeypatch.setitem(CASES, "sort", dataclasses.replace(CASES["sort"], make=make))
+    argv = ["tune", "sort", "--device", ps.device().id, "--sizes", "2^40", "--budget", "5"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "the host ran out of memory (Unable to allocate 4 TiB)" in err and "Traceback" not in err
 
 
 def test_a_closed_pipe_ends_quietly():

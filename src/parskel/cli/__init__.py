@@ -68,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ParskelError, UsageError) as exc:
         print(f"parskel {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError as exc:  # the host's, for sizes its memory cannot hold (the device's is a ParskelError)
+        print(f"parskel {args.command}: error: the host ran out of memory ({exc}); try smaller sizes", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"parskel {args.command}: interrupted", file=sys.stderr)
         return 130
