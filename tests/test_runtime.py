@@ -623,3 +623,15 @@ def test_kernels_keep_unchanged_integer_arguments_but_set_floats_again(device, m
     v = ps.Vector(x, device=device)
     for s, want in ((0.0, 1), (-0.0, -1), (-0.0, -1), (0.0, 1)):
         np.testing.assert_array_equal(signs(v, np.float32(s)).numpy(), [want] * 4)
+
+
+def test_a_register_bound_the_driver_cannot_take_leaves_the_program_as_built():
+    """A program whose PTX cannot be had keeps its first build: the bound only speeds it up."""
+    from parskel.runtime import opencl
+
+    class Built:
+        def get_info(self, what):
+            return []  # no binary to bound
+
+    handle = Built()
+    assert opencl._bounded(None, handle, 80, "a test program") is handle

@@ -203,6 +203,31 @@ def test_onesweep_built_without_warp_operations_shortens_a_tile_that_leaves_no_r
     assert [d["ITEMS"] for d in built] == [16]
 
 
+def test_the_pass_over_keys_reaches_nvidia_opencl_with_its_register_bound(device, rng, monkeypatch):
+    """On NVIDIA's OpenCL the pass over keys is built with `.maxnreg` in its PTX (the driver takes
+    no launch bounds), and sorts; a pass over pairs is built without it."""
+    if not (device.backend == "opencl" and traits.is_nvidia_gpu(device)):
+        pytest.skip(f"{device.id}: only NVIDIA's OpenCL takes a register bound through its PTX")
+    import pyopencl as cl
+
+    monkeypatch.setattr(onesweep, "_PLANS", {})
+    keys = random_keys(rng, np.uint32, 3 * 256 * 24 + 5)
+    values = np.arange(keys.size, dtype=np.uint32)
+    order = stable_order(keys)
+    got_keys, got_values = ps.sort(keys, values, variant="onesweep", device=device, work_group=256, keys_per_item=24)
+    np.testing.assert_array_equal(got_keys, keys[order])
+    np.testing.assert_array_equal(got_values, values[order])
+    got_keys = ps.sort(keys, variant="onesweep", device=device, work_group=256, keys_per_item=24)
+    np.testing.assert_array_equal(got_keys, keys[order])
+    built = {
+        dict(defines).get("WITH_VALUES"): program
+        for (path, defines), program in device._by_path.items()
+        if path == "sort/onesweep.cl" and dict(defines).get("ITEMS") == 24
+    }
+    ptx = {k: p._handle.get_info(cl.program_info.BINARIES)[0].decode(errors="replace") for k, p in built.items()}
+    assert ".maxnreg 80" in ptx[0] and ".maxnreg" not in ptx[1]
+
+
 def test_only_four_byte_sums_of_a_polling_look_back_share_a_word_with_their_status(device):
     """PACKED (one 64-bit word per tile for status and value) is asked for 4-byte elements where
     the look-back polls, never with the decoupled fallback, whose tiles keep flags apart."""

@@ -38,7 +38,7 @@ from .base import (
 from .buildlog import captured_stderr, report
 from .cltypes import alignment
 from .geometry import Size
-from .sources import Defines, Source, define_options
+from .sources import MAX_REGISTERS, Defines, Source, define_options
 from .timing import Event, EventKind
 
 try:
@@ -511,6 +511,9 @@ class OpenCLDevice(Device):
                 failure = _build_log(str(exc))
         if failure is not None:
             raise source.build_error(failure)
+        bound = (defines or {}).get(MAX_REGISTERS)
+        if bound is not None and self.info.type == "gpu" and "nvidia" in self.info.vendor.lower():
+            handle = _bounded(self, handle, int(bound), source.name)
         program = self._programs[key] = OpenCLProgram(self, handle, source, options)
         program.log = "\n".join(filter(None, (_device_log(handle, self._cl), *chatter))).strip()
         report(source.name, program.log)
@@ -889,6 +892,50 @@ def _set_scalar(handle: Any, index: int, value: np.generic) -> None:
 
 
 _BUILD_NOISE = re.compile(r"^(clBuildProgram failed.*|Build on <.*>:|\(options: .*\))$")
+
+
+# a kernel's entry in PTX, up to the brace that opens its body: its parameters and directives
+_PTX_ENTRY = re.compile(r"(\.entry\s+\w+\s*\([^)]*\)[^{]*?)(\{)")
+
+
+def with_register_bound(ptx: str, registers: int) -> str:
+    r"""``ptx`` with ``.maxnreg registers`` on every kernel entry that has no such bound yet.
+
+    >>> text = ".entry k(\n.param .u32 k_param_0\n)\n.reqntid 256, 1, 1\n{\nret;\n}"
+    >>> print(with_register_bound(text, 80))
+    .entry k(
+    .param .u32 k_param_0
+    )
+    .reqntid 256, 1, 1
+    .maxnreg 80
+    {
+    ret;
+    }
+    >>> with_register_bound(with_register_bound(text, 80), 64).count(".maxnreg")
+    1
+    """
+
+    def bound(entry: re.Match[str]) -> str:
+        head = entry.group(1)
+        if ".maxnreg" in head:
+            return entry.group(0)
+        return f"{head.rstrip()}\n.maxnreg {registers}\n{entry.group(2)}"
+
+    return _PTX_ENTRY.sub(bound, ptx)
+
+
+def _bounded(device: OpenCLDevice, handle: Any, registers: int, name: str) -> Any:
+    """``handle`` (a program built by NVIDIA's OpenCL) rebuilt from its own PTX with at most
+    ``registers`` registers a work-item; ``handle`` itself where the driver refuses that."""
+    try:
+        ptx = handle.get_info(cl.program_info.BINARIES)[0].rstrip(b"\0").decode()
+        bounded = with_register_bound(ptx, registers)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cl.CompilerWarning)
+            return cl.Program(device.context, [device._cl], [bounded.encode()]).build()
+    except (cl.Error, UnicodeDecodeError, IndexError) as exc:
+        report(name, f"built without the bound of {registers} registers: {exc}")
+        return handle
 
 
 def _device_log(handle: Any, device: Any) -> str:

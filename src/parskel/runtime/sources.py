@@ -168,6 +168,14 @@ def _defined(defines: Defines | None) -> list[tuple[str, str]]:
     return pairs
 
 
+#: A define asking that no work-item of a program's kernels use more registers than its value,
+#: where the device takes such a bound: NVIDIA's OpenCL, whose compiler knows no launch bounds
+#: and builds as if without ``-cl-nv-maxrregcount``, gets ``.maxnreg`` in the program's PTX
+#: (``runtime/opencl.py``). Other devices compile it as any define; CUDA kernels bound themselves
+#: with ``__launch_bounds__``.
+MAX_REGISTERS = "PS_MAX_REGISTERS"
+
+
 def define_options(defines: Defines | None) -> list[str]:
     """``-D NAME=VALUE`` options for the compiler, in a stable order."""
     return [f"-D{key}={value}" for key, value in _defined(defines)]

@@ -24,11 +24,14 @@ from typing import Any
 from ..errors import BuildError
 from .base import Buffer, Device, Kernel, Program
 from .geometry import round_down_to_power_of_two
+from .sources import MAX_REGISTERS
 
 #: polls of a silent predecessor before the decoupled fallback computes its part itself
 SPINS = 64
 #: work-items a GPU compute unit keeps resident (NVIDIA: 2048 threads per SM)
 RESIDENT_ITEMS = 2048
+#: 32-bit registers of an NVIDIA SM (every generation since Kepler)
+REGISTERS_PER_UNIT = 1 << 16
 #: work-groups per compute unit on CPUs (PoCL runs a work-group at a time per thread)
 CPU_GROUPS_PER_UNIT = 4
 
@@ -58,6 +61,22 @@ def lookback_defines(device: Device, progress: int = 0, itemsize: int = 0) -> di
     spin = forward_progress(device) if progress == 0 else progress == 1
     ordered = spin and forward_progress(device)
     return {"FALLBACK": int(not spin), "SPINS": SPINS, "PACKED": int(spin and itemsize == 4), "ORDERED": int(ordered)}
+
+
+def register_bound(device: Device, work_group: int, resident: int) -> dict[str, int]:
+    """The define that lets ``resident`` work-items of a kernel in groups of ``work_group`` share
+    an SM by their registers (64K an SM, in steps of 8 a work-item), on NVIDIA's OpenCL, which
+    takes no launch bounds (see :data:`~.sources.MAX_REGISTERS`); empty elsewhere.
+
+    >>> from types import SimpleNamespace as NS
+    >>> nvidia = NS(backend="opencl", type="gpu", info=NS(vendor="NVIDIA Corporation"))
+    >>> register_bound(nvidia, 256, 768), register_bound(NS(backend="cuda"), 256, 768)
+    ({'PS_MAX_REGISTERS': 80}, {})
+    """
+    if not (device.backend == "opencl" and is_nvidia_gpu(device)):
+        return {}
+    groups = max(resident // work_group, 1)
+    return {MAX_REGISTERS: min(255, REGISTERS_PER_UNIT // (groups * work_group) // 8 * 8)}
 
 
 def has_warp_ops(device: Device) -> bool:

@@ -56,12 +56,21 @@
  * compiler took 128: two groups of 256 an SM). On an H200 a pass over 2^28 pairs took 2.34 ms
  * so, 2.71 before (2.41 with the values read after the keys had gone out); the keys' pass,
  * bounded alike, was slower (1.76 ms against 1.69). */
+/* NVIDIA's OpenCL takes no launch bounds: there the pass over keys gets the same bound as
+ * .maxnreg in its PTX (PS_MAX_REGISTERS, set by algorithms/onesweep.py; 80 registers, where the
+ * driver's compiler took 107: 2^28 keys in 5.94 ms against 7.11). Its pass over pairs keeps its
+ * values read with the keys and no bound: bounded it spilled (12.5 ms at 2^28), and bounded with
+ * the values read late it took 8.94-8.97 ms against 8.81-8.82. LATE_VALUES may be set to try. */
 #if defined(PS_CUDA) && WITH_VALUES
-#define LATE_VALUES 1
 #define PASS_BOUNDS __launch_bounds__(WG, 768 / WG > 0 ? 768 / WG : 1)
+#ifndef LATE_VALUES
+#define LATE_VALUES 1
+#endif
 #else
-#define LATE_VALUES 0
 #define PASS_BOUNDS
+#endif
+#ifndef LATE_VALUES
+#define LATE_VALUES 0
 #endif
 
 /* Pairs through NVIDIA's OpenCL (values read with the keys): each warp first asks L2 for the
