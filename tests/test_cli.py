@@ -89,14 +89,17 @@ def test_an_unwritable_results_folder_is_a_clean_error(tmp_path, capsys):
     assert "cannot write results" in err and "Traceback" not in err
 
 
-def test_a_size_beyond_the_host_s_memory_is_a_clean_error(monkeypatch, capsys):
+def test_a_size_beyond_the_host_s_memory_is_a_clean_error(monkeypatch, capsys, request):
     """Tuning at a size whose inputs the host cannot hold says so, without a traceback."""
     from parskel.bench.cases import CASES
+    from parskel.tune import targets
 
     def make(n, rng):
         raise MemoryError(f"Unable to allocate {4 * n >> 40} TiB")
 
     monkeypatch.setitem(CASES, "sort", dataclasses.replace(CASES["sort"], make=make))
+    targets.targets.cache_clear()  # the tuner's targets hold their case: made again with this one,
+    request.addfinalizer(targets.targets.cache_clear)  # and again after it
     argv = ["tune", "sort", "--device", ps.device().id, "--sizes", "2^40", "--budget", "5"]
     assert main(argv) == 2
     err = capsys.readouterr().err
