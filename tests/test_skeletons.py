@@ -247,6 +247,73 @@ def test_cpu_chained_scan_looks_back_over_totals_in_order(device, monkeypatch):
     assert tuple(values[-1]) == (a, b)
 
 
+@pytest.mark.parametrize("shape", ["runs", "chained"])
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64], ids=lambda d: np.dtype(d).name)
+def test_cpu_scan_of_an_integer_sum_in_vectors(device, monkeypatch, shape, dtype):
+    """A sum of 4- or 8-byte integers from 0 is scanned in vectors on CPUs: in both shapes,
+    inclusive and exclusive, in place and not, over tiles and runs that end inside a vector,
+    with sums that wrap around, against NumPy."""
+    if device.type != "cpu":
+        pytest.skip(f"{device.id} is not a CPU: its Scan is the single-pass one")
+    from parskel.skeletons import scan as scan_module
+
+    monkeypatch.setattr(scan_module, "CPU_TILE_BYTES", 8 * 61)  # tiles of 61 or 122 elements
+    monkeypatch.setattr(scan_module, "one_pass", lambda dev: shape != "runs")
+    t = np.dtype(dtype)
+    info = np.iinfo(t)
+    c = {np.int32: "int", np.uint32: "uint", np.int64: "long", np.uint64: "ulong"}[dtype]
+    n = 20_011
+    x = np.random.default_rng(n).integers(info.max // 4, info.max // 2, n, dtype=t, endpoint=True)
+    for inclusive in (False, True):
+        scan = ps.Scan(f"{c} add({c} a, {c} b) {{ return a + b; }}", identity=0, inclusive=inclusive)
+        assert scan.lanes() == 64 // t.itemsize
+        with np.errstate(over="ignore"):
+            want = np.cumsum(x, dtype=t)
+            if not inclusive:
+                want = np.concatenate([np.zeros(1, t), want[:-1]])
+            total = x.sum(dtype=t)
+        got, got_total = scan(ps.Vector(x, device=device))
+        np.testing.assert_array_equal(got.numpy(), want)
+        assert got_total == total
+        v = ps.Vector(x, device=device)
+        same, got_total = scan(v, out=v)
+        assert same is v and got_total == total
+        np.testing.assert_array_equal(v.numpy(), want)
+
+
+def test_cpu_scan_of_an_integer_sum_in_vectors_looks_back_over_totals(device, monkeypatch):
+    """The vectorised sum's look-back where it meets totals: tiles 1 to k - 1 have published
+    only their totals and tile 0 its prefix when the launch takes ticket k (as in
+    test_cpu_chained_scan_looks_back_over_totals_in_order)."""
+    if device.type != "cpu" or not device.shares_host_memory:
+        pytest.skip(f"{device.id}: the chained scan is the CPU's, and this test reads host memory")
+    from parskel.skeletons import scan as scan_module
+
+    monkeypatch.setattr(scan_module, "CPU_TILE_BYTES", 4 * 61)  # 61 int32 a tile
+    monkeypatch.setattr(scan_module, "one_pass", lambda dev: True)
+    tile, tiles, k = 61, 13, 7
+    n = tile * (tiles - 1) + 5
+    x = np.random.default_rng(k).integers(-1000, 1000, n, dtype=np.int32)
+    want = np.concatenate([np.zeros(1, np.int32), np.cumsum(x, dtype=np.int32)[:-1]])
+    scan = ps.Scan("int add(int a, int b) { return a + b; }", identity=0)
+    scan(ps.Vector(x[:10], device=device))
+    plan = next(iter(scan._plans.values()))
+    assert plan.chained and scan.lanes() == 16
+    totals = np.add.reduceat(x, np.arange(0, n, tile))
+    state = np.zeros(tiles + 1, np.uint32)
+    state[0], state[1], state[2 : k + 1] = k, 2, 1  # the next ticket; tile 0's prefix; totals
+    values = np.zeros(2 * tiles + 1, np.int32)
+    values[1] = totals[0]
+    values[2 : 2 * k : 2] = totals[1:k]
+    out = np.zeros(n, np.int32)
+    src, dst = device.host_buffer(x), device.host_buffer(out, upload=False)
+    held = device.host_buffer(state), device.host_buffer(values)
+    device.launch(plan.kernel, 1, 1, src, dst, *held, plan.identity, np.uint32(n), np.uint32(tile), np.uint32(tiles))
+    device.finish()
+    np.testing.assert_array_equal(out[k * tile :], want[k * tile :])
+    assert values[-1] == x.sum(dtype=np.int32)
+
+
 @FEW
 @given(n=SIZES, t=st.sampled_from(list(INT_TYPES)), inclusive=st.booleans())
 def test_scan_sum(device, n, t, inclusive):

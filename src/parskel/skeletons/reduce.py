@@ -70,6 +70,19 @@ def commutes(op: UserFunction) -> bool:
     return name in _COMMUTING_CALLS or (integer and integer_call)
 
 
+def adds(op: UserFunction) -> bool:
+    """Whether ``op``'s body is one ``+`` of its two operands.
+
+    >>> adds(operator("int f(int a, int b) { return (b + a); }", "Scan")[0])
+    True
+    >>> adds(operator("int f(int a, int b) { return a * b; }", "Scan")[0])
+    False
+    """
+    found = _BINARY.fullmatch(op.body.strip())
+    operands = {p.name for p in op.elements}
+    return found is not None and found[2] == "+" and {found[1], found[3]} == operands and len(operands) == 2
+
+
 def operator(source: UserSource, skeleton: str, role: str = "reduce") -> tuple[UserFunction, np.dtype]:
     """Parse a binary operator ``T op(T a, T b)``; returns it with T's dtype."""
     fn = UserFunction(source, skeleton, role, 2)

@@ -19,12 +19,16 @@ from .arguments import bind_extras, mark_written
 from .base import Skeleton
 from .identity import identity_buffer, identity_glue
 from .program import build, build_grouped, build_warped, check_size
-from .reduce import chains, extra_args, load_shape, operator
+from .reduce import adds, chains, extra_args, load_shape, operator
 from .userfn import UserSource
 
 TEMPLATE = "skeletons/scan.cl"
 CPU_TEMPLATE = "skeletons/scan_cpu.cl"
 RUNS_PER_UNIT = 4  # CPU runs per compute unit, so that uneven cores still share the work
+#: Bytes of the vectors in which a CPU scans a sum of integers (see :meth:`Scan.lanes`): an
+#: AVX-512 register. An exclusive int32 Scan of 2^20 on 2 cores (AMD Zen 5, PoCL 3.1) took
+#: 0.275 ms of kernel an element at a time.
+LANE_BYTES = 64
 #: Bytes of a tile of the chained CPU scan, which devices of few cores (``traits.one_pass``) run:
 #: a core's cache holds a tile while it is combined, then scanned, or it is scanned in one pass
 #: where the tile before it has published its prefix. An exclusive int32 Scan of
@@ -78,13 +82,31 @@ class Scan(Skeleton):
         self.identity = identity
         self.inclusive = boolean(inclusive, "Scan: inclusive")
 
+    def lanes(self) -> int:
+        """The lanes of a vector in which a CPU scans, where the operator is a sum of 4- or 8-byte
+        integers from 0 (exact in any order, as ``parskel.scan``'s CPU scans take it); else 0,
+        and the CPU scans an element at a time.
+
+        >>> ps.Scan("long f(long a, long b) { return a + b; }", identity=0).lanes()
+        8
+        >>> ps.Scan("int f(int a, int b) { return max(a, b); }", identity=0).lanes()
+        0
+        """
+        ident = self.identity
+        zero = isinstance(ident, (int, np.integer)) and not isinstance(ident, (bool, np.bool_)) and ident == 0
+        whole = self.dtype.kind in "iu" and self.dtype.itemsize in (4, 8)
+        return LANE_BYTES // self.dtype.itemsize if zero and whole and adds(self.op) else 0
+
     def _build(self, dev: Device, vec_ok: bool) -> _Plan:
         op = self.op
         if dev.type == "cpu":
+            lanes = self.lanes()
             glue = (
                 f"#define PS_T {op.return_type}\n#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
                 f"#define PS_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define INCLUSIVE {int(self.inclusive)}\n"
-                f"#define PS_CHAINS {chains(dev, self.dtype)}\n" + identity_glue(self.identity)
+                f"#define PS_CHAINS {chains(dev, self.dtype)}\n"
+                + identity_glue(self.identity)
+                + (f"#define PS_LANES_ADD 1\n#define T {op.return_type}\n#define VW {lanes}\n" if lanes else "")
             )
             program = build(dev, self.name, CPU_TEMPLATE, [op], [self.dtype], glue)
             ident = identity_buffer(self.identity, self.dtype, dev, program, "Scan identity")

@@ -81,6 +81,17 @@
         }                                                                                      \
     } while (0)
 
+/* An operator that is a sum of integers, from 0 (PS_LANES_ADD, with T the element type and VW the
+ * lanes of a vector: skeletons/scan.py): exact in any order, so a tile is combined and scanned
+ * in vectors, as parskel.scan's CPU scans do, rather than an element at a time */
+#if PS_LANES_ADD
+#include "scan/lanes_cpu.h"
+#undef PS_FOLD
+#define PS_FOLD(begin, end, total) total = sum_range(ps_in, (begin), (end))
+#undef PS_SCAN
+#define PS_SCAN(begin, end) ps_acc = scan_run(ps_in, ps_out, (begin), (end), ps_acc, INCLUSIVE)
+#endif
+
 /* ps_values[2 t + kind - 1] = value, then tile t's flag: kind */
 #define PS_PUBLISH(t, kind, value)                                                             \
     do {                                                                                       \
