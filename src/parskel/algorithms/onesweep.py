@@ -136,7 +136,7 @@ def _plan(
     items = [keys_per_item]
 
     def build(warp: dict[str, int]) -> Program:
-        if not warp and device.backend != "cuda":  # ranks in local memory: the tile leaves them room
+        if not (warp or has_warp_ops(device)):  # ranks in local memory: the tile leaves them room
             fitting = [k for k in KEYS_PER_ITEM if k <= keys_per_item and _fits(device, work_group, k, True)]
             items[0] = max(fitting, default=keys_per_item)
         return device.program("sort/onesweep.cl", {**defines, "ITEMS": items[0], **warp})

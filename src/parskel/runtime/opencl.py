@@ -40,6 +40,7 @@ from .cltypes import alignment
 from .geometry import Size
 from .sources import MAX_REGISTERS, Defines, Source, define_options
 from .timing import Event, EventKind
+from .traits import is_nvidia_gpu
 
 try:
     import pyopencl as cl
@@ -512,7 +513,7 @@ class OpenCLDevice(Device):
         if failure is not None:
             raise source.build_error(failure)
         bound = (defines or {}).get(MAX_REGISTERS)
-        if bound is not None and self.info.type == "gpu" and "nvidia" in self.info.vendor.lower():
+        if bound is not None and is_nvidia_gpu(self):
             handle = _bounded(self, handle, int(bound), source.name)
         program = self._programs[key] = OpenCLProgram(self, handle, source, options)
         program.log = "\n".join(filter(None, (_device_log(handle, self._cl), *chatter))).strip()

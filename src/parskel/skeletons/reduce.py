@@ -56,12 +56,11 @@ def commutes(op: UserFunction) -> bool:
     >>> commutes(operator("int f(int a, int b) { return max(b, a); }", "Reduce")[0])
     True
     """
-    body = op.body.strip()
+    symbol = _binary(op)
+    if symbol is not None:
+        return symbol != "-"
     operands = {p.name for p in op.elements}
-    found = _BINARY.fullmatch(body)
-    if found:
-        return found[2] != "-" and {found[1], found[3]} == operands and len(operands) == 2
-    found = _CALL.fullmatch(body)
+    found = _CALL.fullmatch(op.body.strip())
     if found is None or {found[2], found[3]} != operands or len(operands) != 2:
         return False
     integer = dtype_of(op.return_type, op.where).kind in "iu"
@@ -78,9 +77,15 @@ def adds(op: UserFunction) -> bool:
     >>> adds(operator("int f(int a, int b) { return a * b; }", "Scan")[0])
     False
     """
+    return _binary(op) == "+"
+
+
+def _binary(op: UserFunction) -> str | None:
+    """The operator (``+``, ``-``, ``*``, ``&``, ``|`` or ``^``) where ``op``'s body is one such
+    operator of its two operands, else None."""
     found = _BINARY.fullmatch(op.body.strip())
     operands = {p.name for p in op.elements}
-    return found is not None and found[2] == "+" and {found[1], found[3]} == operands and len(operands) == 2
+    return found[2] if found is not None and {found[1], found[3]} == operands and len(operands) == 2 else None
 
 
 def operator(source: UserSource, skeleton: str, role: str = "reduce") -> tuple[UserFunction, np.dtype]:

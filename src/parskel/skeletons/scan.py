@@ -106,7 +106,7 @@ class Scan(Skeleton):
                 f"#define PS_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define INCLUSIVE {int(self.inclusive)}\n"
                 f"#define PS_CHAINS {chains(dev, self.dtype)}\n"
                 + identity_glue(self.identity)
-                + (f"#define PS_LANES_ADD 1\n#define T {op.return_type}\n#define VW {lanes}\n" if lanes else "")
+                + (f"#define PS_LANES {lanes}\n" if lanes else "")
             )
             program = build(dev, self.name, CPU_TEMPLATE, [op], [self.dtype], glue)
             ident = identity_buffer(self.identity, self.dtype, dev, program, "Scan identity")

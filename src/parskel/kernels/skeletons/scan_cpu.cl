@@ -81,10 +81,15 @@
         }                                                                                      \
     } while (0)
 
-/* An operator that is a sum of integers, from 0 (PS_LANES_ADD, with T the element type and VW the
- * lanes of a vector: skeletons/scan.py): exact in any order, so a tile is combined and scanned
- * in vectors, as parskel.scan's CPU scans do, rather than an element at a time */
-#if PS_LANES_ADD
+/* An operator that is a sum of integers, from 0 (PS_LANES, the lanes of a vector:
+ * skeletons/scan.py): exact in any order, so a tile is combined and scanned in vectors, as
+ * parskel.scan's CPU scans do, rather than an element at a time */
+#ifndef PS_LANES
+#define PS_LANES 0
+#endif
+#if PS_LANES
+#define T PS_T
+#define VW PS_LANES
 #include "scan/lanes_cpu.h"
 #undef PS_FOLD
 #define PS_FOLD(begin, end, total) total = sum_range(ps_in, (begin), (end))
