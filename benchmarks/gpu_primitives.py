@@ -18,6 +18,9 @@ events (its fills and copies not included). Rates: Gkeys/s for sorts, GB/s for s
 write), reductions (read), maps and copies (read + write), TFLOP/s for matmul; ``vs_best`` is
 the rate over the best peer's in the same run. Every result is checked against CuPy (or NumPy).
 
+The defaults alone, against CuPy, PyTorch and CUB's own C++, are ``parskel bench resident``;
+this script adds the seed's variants, several matmul configurations and the profiles.
+
 Writes OUT/gpu_primitives.json and OUT/gpu_primitives.txt (the table). ``--profile`` then runs
 Nsight Compute (``ncu``: SpeedOfLight, MemoryWorkloadAnalysis, Occupancy, LaunchStats) on one
 call of each new kernel at 2^24 (matmul 4096) on cuda:0, into OUT/ncu_<case>.txt. The run

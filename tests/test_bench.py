@@ -259,7 +259,7 @@ def test_sizes_option():
 
 
 def test_peer_selection():
-    assert select(None) == select("all") == {"cpu", "numpy", "pyopencl", "cupy", "torch"}
+    assert select(None) == select("all") == {"cpu", "numpy", "pyopencl", "cupy", "torch", "cub"}
     assert select("none") == set()
     assert select("numpy,cpu") == {"numpy", "cpu"}
     with pytest.raises(ValueError):

@@ -19,7 +19,7 @@ from pathlib import Path
 from rich.console import Console
 
 from ..runtime import Device
-from . import e2e
+from . import e2e, resident
 from .harness import Result, Settings, default_settings, sweep
 from .progress import ProgressDisplay, print_summary
 from .report import write_report
@@ -61,7 +61,7 @@ def bench(
         run_id = store.begin(command, asdict(settings), devices)
         with ProgressDisplay(console) as progress:
             results = sweep(devices, settings, notes, progress)
-        notes += e2e.conclusions(results)
+        notes += e2e.conclusions(results) + resident.conclusions(results)
         store.add(run_id, results)
         store.finish(run_id, notes)
         rows = summarize(results, profiles_of([d.info.as_dict() for d in devices]))

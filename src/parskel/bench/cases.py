@@ -6,6 +6,7 @@ variant on a device, a CPU baseline, a peer). Skeleton cases are named ``skeleto
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -525,6 +526,74 @@ PRIMITIVES: dict[str, Case] = {
 }
 
 
+# resident: the GPU primitives on data that stays on the device (subjects in .resident) -------
+
+RESIDENT_QUICK = (1 << 20, 1 << 22)
+RESIDENT_FULL = (1 << 20, 1 << 24, 1 << 26, 1 << 28)
+
+
+def _pairs(n: int, rng: np.random.Generator) -> Inputs:
+    return rng.integers(0, 1 << 32, n, dtype=np.uint32), np.arange(n, dtype=np.uint32)
+
+
+def stable_pairs(result: Any, expected: Any) -> str | None:
+    """None when ``result`` (keys, values) is the stable sort of the keys ``expected[1]`` with
+    the values ``arange(n)`` (``expected[0]`` their sorted keys), else what is wrong: linear in n.
+
+    >>> keys = np.array([3, 1, 3, 2], np.uint32)
+    >>> stable_pairs((np.sort(keys), np.array([1, 3, 0, 2], np.uint32)), (np.sort(keys), keys))
+    >>> stable_pairs((np.sort(keys), np.array([1, 3, 2, 0], np.uint32)), (np.sort(keys), keys))
+    'values out of input order among equal keys, first at 2'
+    """
+    keys, values = (np.asarray(part) for part in result)
+    wrong = exact(keys, expected[0])
+    if wrong:
+        return f"keys: {wrong}"
+    source = expected[1]
+    if values.shape != keys.shape or (values.size and int(values.max()) >= source.size):
+        return "values are not positions of the input"
+    moved = np.flatnonzero(source[values] != keys)
+    if moved.size:
+        return f"{moved.size} values do not belong to their keys, first at {int(moved[0])}"
+    backwards = np.flatnonzero((keys[1:] == keys[:-1]) & (values[1:] <= values[:-1]))
+    if backwards.size:
+        return f"values out of input order among equal keys, first at {int(backwards[0])}"
+    return None
+
+
+def _sorted_and_keys(inputs: Inputs) -> tuple[np.ndarray, np.ndarray]:
+    return np.sort(inputs[0]), inputs[0]
+
+
+def _resident(base: Case, family: str, summary: str, sizes: tuple[tuple[int, ...], tuple[int, ...]]) -> Case:
+    return dataclasses.replace(base, family=family, summary=summary, quick_sizes=sizes[0], full_sizes=sizes[1])
+
+
+_RESIDENT_SIZES = (RESIDENT_QUICK, RESIDENT_FULL)
+_RESIDENT_EDGES = ((1024, 2048), (1024, 2048, 4096, 8192))
+RESIDENT: dict[str, Case] = {
+    case.family: case
+    for case in (
+        _resident(CASES["sort"], "resident.sort", "uint32 keys sorted on the device", _RESIDENT_SIZES),
+        _resident(
+            dataclasses.replace(CASES["sort"], make=_pairs, reference=_sorted_and_keys, check=stable_pairs),
+            "resident.sort_pairs",
+            "uint32 keys with uint32 values sorted on the device",
+            _RESIDENT_SIZES,
+        ),
+        _resident(
+            dataclasses.replace(CASES["scan"], reference=lambda i: np.cumsum(i[0])),
+            "resident.scan",
+            "inclusive prefix sum of int32 on the device",
+            _RESIDENT_SIZES,
+        ),
+        _resident(CASES["reduce"], "resident.reduce", "sum of float32 on the device (Reduce)", _RESIDENT_SIZES),
+        _resident(CASES["skeletons.map"], "resident.map", "x * x over float32 on the device (Map)", _RESIDENT_SIZES),
+        _resident(CASES["matmul"], "resident.matmul", "C = A B of float32 on the device", _RESIDENT_EDGES),
+    )
+}
+
+
 GROUPS: dict[str, tuple[str, ...]] = {
     "matmul": ("matmul",),
     "scan": ("scan",),
@@ -538,6 +607,8 @@ CASES.update(E2E)
 GROUPS["e2e"] = tuple(E2E)  # not in "all": its sizes are a GPU's, and it measures the same work as the others
 CASES.update(PRIMITIVES)
 GROUPS["primitives"] = tuple(PRIMITIVES)  # not in "all", which stays a few minutes on a CPU
+CASES.update(RESIDENT)
+GROUPS["resident"] = tuple(RESIDENT)  # not in "all": its sizes are a GPU's
 GROUPS["all"] = tuple(
     f for group in ("matmul", "scan", "sort", "reduce", "skeletons", "overhead") for f in GROUPS[group]
 )

@@ -125,9 +125,16 @@ def conclusions(results: Sequence[Result]) -> list[str]:
         if pinned and all(pinned):
             rate = 4.0 * r.size / r.e2e / 1e9
             text += f"; input at {rate:.1f} GB/s, {rate / min(p for p in pinned if p):.0%} of the pinned link"
-        for peer in ("cupy", "torch"):
-            theirs = [p for p in results if p.family == r.family and p.size == r.size and p.where.startswith(peer)]
-            if theirs and theirs[0].status == "ok" and theirs[0].e2e:
-                text += f"; {theirs[0].e2e / r.e2e:.2f}x {theirs[0].subject} ({theirs[0].e2e * 1e3:.2f} ms)"
-        lines.append(text)
+        lines.append(text + against_gpu_peers(r, results, 2))
     return lines
+
+
+def against_gpu_peers(result: Result, results: Sequence[Result], decimals: int) -> str:
+    """``"; 1.09x cupy_sort (6.757 ms); ..."``: ``result``'s call against the first CuPy and
+    PyTorch results of its family and size that ran, milliseconds to ``decimals`` places."""
+    text = ""
+    for peer in ("cupy", "torch"):
+        theirs = [p for p in results if (p.family, p.size) == (result.family, result.size) and p.where.startswith(peer)]
+        if theirs and theirs[0].status == "ok" and theirs[0].e2e and result.e2e:
+            text += f"; {theirs[0].e2e / result.e2e:.2f}x {theirs[0].subject} ({theirs[0].e2e * 1e3:.{decimals}f} ms)"
+    return text

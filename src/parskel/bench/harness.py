@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import ParskelError, VariantError
 from ..runtime import Device
 from ..runtime.selection import find
-from . import e2e, overhead, primitives
+from . import e2e, overhead, primitives, resident
 from . import peers as peer_lib
 from .cases import CASES, GROUPS, Case, Subject
 from .subjects import skeleton_subjects, variant_subjects
@@ -378,6 +378,8 @@ def subjects_for(family: str, devices: Sequence[Device], settings: Settings, not
         return e2e.subjects(family, devices, chosen, notes)
     if family.startswith("primitives."):
         return primitives.subjects(family, devices, chosen, notes)
+    if family.startswith("resident."):
+        return resident.subjects(family, devices, chosen, notes, settings.sizes.get(family, ()))
     found: list[Subject] = []
     for device in devices:
         found += variant_subjects(family, device, wanted, notes)

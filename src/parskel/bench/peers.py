@@ -20,7 +20,8 @@ from ..runtime import Device, Timing
 from . import peers_cupy, peers_pyopencl
 from .cases import Inputs, Kind, Subject, exclusive_cumsum, horner
 
-GROUPS = ("cpu", "numpy", "pyopencl", "cupy", "torch")
+#: The peer groups of ``--peers``; ``cub`` is CUB's own C++, which only ``bench resident`` runs.
+GROUPS = ("cpu", "numpy", "pyopencl", "cupy", "torch", "cub")
 
 _NUMPY: dict[str, dict[str, Callable[..., Any]]] = {
     "matmul": {"numpy_matmul": np.matmul},
@@ -171,6 +172,14 @@ def _torch_available() -> tuple[bool, str]:
     except Exception as exc:  # a broken install raises anything from OSError to RuntimeError
         return False, f"PyTorch cannot be imported: {exc}"
     return True, ""
+
+
+def torch_on_gpu() -> tuple[bool, str]:
+    """Whether PyTorch can be imported and sees a CUDA GPU, and why not."""
+    ok, why = _torch_available()
+    if ok and not _torch().cuda.is_available():
+        return False, "PyTorch sees no CUDA GPU"
+    return ok, why
 
 
 def _torch_device() -> str:

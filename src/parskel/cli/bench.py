@@ -31,11 +31,14 @@ BENCH_EPILOG = """examples:
   parskel bench e2e --full --device cuda:0 --out e2e   NumPy in and out on a GPU against CuPy and PyTorch
   parskel bench e2e --max-device-memory 64MiB      the same work in chunks of a 64 MiB device
   parskel bench primitives --peers numpy,cupy     int64 sorts, argsort, axes, histogram, unique, ...
+  parskel bench resident --full --device cuda:0,opencl   sort, scan, Reduce, Map, matmul on device data
+                                                  against CuPy, PyTorch and CUB's C++ (2^20 to 2^28)
 
 sizes: comma lists and ranges, "1000", "2^20", "64..512" (doubling), "2^10..2^26:4" (times 4);
 "family=..." sets one family's sizes, a plain value every other family's.
-peers: cpu (compiled seed baselines), numpy, pyopencl, cupy, torch, all or none; those missing
-here are skipped with a note. Results go to OUT/results.sqlite, the report to OUT/report/.
+peers: cpu (compiled seed baselines), numpy, pyopencl, cupy, torch, cub (CUB's own C++, built
+with nvcc; resident only), all or none; those missing here are skipped with a note.
+Results go to OUT/results.sqlite, the report to OUT/report/.
 """
 
 REPORT_EPILOG = """examples:
@@ -152,12 +155,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "families",
         nargs="*",
         metavar="FAMILY",
-        help="matmul, scan, sort, reduce, skeletons, overhead, e2e or all (default: all but e2e)",
+        help="matmul, scan, sort, reduce, skeletons, overhead, e2e, primitives, resident or all "
+        "(default: all, which leaves out e2e, primitives and resident)",
     )
     device_option(p)
     p.add_argument("--sizes", action="append", type=size_option, metavar="SIZES", help="sizes, see below; repeatable")
     p.add_argument("--variants", action="append", help="only these parskel variants (comma list)")
-    p.add_argument("--peers", help="peer groups: cpu,numpy,pyopencl,cupy,torch, all or none (default all)")
+    p.add_argument("--peers", help="peer groups: cpu,numpy,pyopencl,cupy,torch,cub, all or none (default all)")
     p.add_argument("--reps", type=positive_int, help="measured repetitions (quick 3, full 10)")
     p.add_argument("--warmup", type=positive_int, help="warm-up calls before them, at least 1 (quick 1, full 2)")
     p.add_argument("--out", default="bench-results", help="results folder (default ./bench-results)")

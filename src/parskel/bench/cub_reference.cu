@@ -2,7 +2,10 @@
 // DeviceReduce::Sum (float32), DeviceScan::InclusiveSum and ExclusiveSum (int32),
 // DeviceRadixSort::SortKeys and SortPairs (uint32), on data that stays on the device.
 //
-//   nvcc -O3 -arch=native -o /tmp/cub_reference benchmarks/cub_reference.cu && /tmp/cub_reference 24 26 28
+//   nvcc -O3 -arch=native -o /tmp/cub_reference src/parskel/bench/cub_reference.cu && /tmp/cub_reference 24 26 28
+//
+// `parskel bench resident` builds it so (once, into parskel's cache folder) and runs it for its
+// sizes where nvcc is on the PATH, beside parskel's calls on the same GPU.
 //
 // Each figure is the median of 15 calls between CUDA events after 3 warm-ups, with the temporary
 // storage allocated once beforehand; every result is checked (sums against a host sum, the
