@@ -119,3 +119,48 @@ def test_resident_cases_reuse_the_checks_of_their_host_families():
     assert CASES["resident.reduce"].check is CASES["reduce"].check
     assert CASES["resident.map"].reference is CASES["skeletons.map"].reference
     assert "resident" not in GROUPS["all"]
+
+
+def _fake_nvcc(folder, body: str):
+    """An ``nvcc`` that 'builds' its -o file as a shell script with ``body``."""
+    nvcc = folder / "nvcc"
+    nvcc.write_text(
+        "#!/bin/sh\n"
+        'while [ "$1" != "-o" ]; do shift; done\n'
+        f"printf '%s\\n' '#!/bin/sh' {body!r} > \"$2\"\n"
+        'chmod +x "$2"\n'
+    )
+    nvcc.chmod(0o755)
+    return str(nvcc)
+
+
+def test_cub_is_built_once_run_for_the_powers_of_two_and_read(tmp_path, monkeypatch):
+    import platformdirs
+
+    line = "sort keys uint32       2^$k     0.500 ms  1 Gkeys/s"
+    output = f'echo "# Fake GPU, CUB 9"; for k in "$@"; do echo "{line}"; done'
+    nvcc = _fake_nvcc(tmp_path, output)
+    monkeypatch.setattr(resident.shutil, "which", lambda name: nvcc)
+    monkeypatch.setattr(platformdirs, "user_cache_dir", lambda name: str(tmp_path / "cache"))
+    monkeypatch.setattr(resident, "_cub", {})
+    notes: list[str] = []
+    resident.cub_reference([1 << 20, 1 << 24, 3000], notes)
+    assert resident._cub == pytest.approx({("resident.sort", 20): 0.5e-3, ("resident.sort", 24): 0.5e-3})
+    assert notes == ["CUB's C++ reference (Fake GPU, CUB 9, cub_reference.cu built with nvcc) at 2^20, 2^24"]
+    assert len(list((tmp_path / "cache").glob("cub_reference-*"))) == 2  # the source and its binary
+    resident.cub_reference([1 << 20], notes)  # measured already: nothing runs again
+    assert len(notes) == 1
+
+
+def test_a_failing_cub_build_is_a_note(tmp_path, monkeypatch):
+    import platformdirs
+
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text("#!/bin/sh\necho 'nvcc fatal : Unsupported gpu architecture' >&2\nexit 1\n")
+    nvcc.chmod(0o755)
+    monkeypatch.setattr(resident.shutil, "which", lambda name: str(nvcc))
+    monkeypatch.setattr(platformdirs, "user_cache_dir", lambda name: str(tmp_path / "cache"))
+    monkeypatch.setattr(resident, "_cub", {})
+    notes: list[str] = []
+    resident.cub_reference([1 << 20], notes)
+    assert notes == ["CUB's C++ reference failed: nvcc fatal : Unsupported gpu architecture"]

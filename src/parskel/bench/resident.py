@@ -21,6 +21,7 @@ beside it. The result is copied back after the timing and checked against NumPy.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -329,8 +330,9 @@ def subjects(
     """parskel's call on each device, then CuPy's and PyTorch's; CUB's C++ runs once for the
     sizes (into :data:`_cub`) where asked and possible."""
     found = [s for s in (parskel_subject(family, d, notes) for d in devices) if s is not None]
-    if "cub" in chosen and family in CUB_WORK.values() and any(d.backend == "cuda" for d in devices):
-        cub_reference(sizes, notes)
+    gpus = [d for d in devices if d.backend == "cuda"]
+    if "cub" in chosen and family in CUB_WORK.values() and gpus:
+        cub_reference(sizes, notes, gpus[0])
     return found + peer_subjects(family, chosen, notes)
 
 
@@ -369,10 +371,11 @@ def parse_cub(text: str) -> dict[tuple[str, int], float]:
     return found
 
 
-def cub_reference(sizes: Sequence[int], notes: list[str]) -> None:
-    """Build ``cub_reference.cu`` with ``nvcc`` (once: the binary is cached by the source's
-    digest) and run it for the powers of two among ``sizes`` not run yet, into :data:`_cub`;
-    a note says what it ran, or why it could not."""
+def cub_reference(sizes: Sequence[int], notes: list[str], gpu: Device | None = None) -> None:
+    """Build ``cub_reference.cu`` with ``nvcc`` for ``gpu`` (a CUDA device; else the first GPU)
+    once (the binary is cached by the source's digest and the GPU's name) and run it there for
+    the powers of two among ``sizes`` not run yet, into :data:`_cub`; a note says what it ran,
+    or why it could not."""
     wanted = sorted({s.bit_length() - 1 for s in sizes if s > 0 and s & (s - 1) == 0} - {k for _, k in _cub})
     if not wanted:
         return
@@ -383,18 +386,24 @@ def cub_reference(sizes: Sequence[int], notes: list[str]) -> None:
     source = resources.files("parskel.bench").joinpath("cub_reference.cu").read_bytes()
     from platformdirs import user_cache_dir
 
-    binary = Path(user_cache_dir("parskel")) / f"cub_reference-{hashlib.sha256(source).hexdigest()[:16]}"
+    digest = hashlib.sha256(source + (gpu.name if gpu else "").encode()).hexdigest()[:16]
+    env = dict(os.environ)
+    if gpu is not None:  # the binary runs on its first visible GPU: this one
+        env["CUDA_VISIBLE_DEVICES"] = gpu.id.removeprefix("cuda:")
+    binary = Path(user_cache_dir("parskel")) / f"cub_reference-{digest}"
     try:
         if not binary.exists():
             binary.parent.mkdir(parents=True, exist_ok=True)
             code = binary.with_suffix(".cu")
             code.write_bytes(source)
             build = [nvcc, "-O3", "-arch=native", "-o", str(binary), str(code)]
-            subprocess.run(build, check=True, capture_output=True, timeout=600)
-        ran = subprocess.run([str(binary), *map(str, wanted)], check=True, capture_output=True, text=True, timeout=600)
+            subprocess.run(build, check=True, capture_output=True, text=True, timeout=600, env=env)
+        run = [str(binary), *map(str, wanted)]
+        ran = subprocess.run(run, check=True, capture_output=True, text=True, timeout=600, env=env)
     except (subprocess.SubprocessError, OSError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
-        _note_once(notes, f"CUB's C++ reference failed: {str(detail).strip().splitlines()[-1:]}")
+        last = (str(detail).strip().splitlines() or [""])[-1]
+        _note_once(notes, f"CUB's C++ reference failed: {last}")
         return
     figures = parse_cub(ran.stdout)
     _cub.update(figures)
