@@ -11,9 +11,16 @@
  * that runs of a digit go out together. The input is read once and written once per pass.
  *
  * Ranking is stable: key positions are ordered (warp, round, lane); with warp operations
- * (common/subgroup.h) each warp ranks 32 keys a round, finding the lanes that hold each digit
- * with 8 ballots (one per bit) and keeping a per-warp counter per digit; elsewhere one work-item
- * per LANES-wide slice walks its keys in order and counts.
+ * (common/subgroup.h) each warp first counts its keys of each digit (local atomics), the tile's
+ * counts are scanned, published and looked back over, and only then does each warp rank 32 keys
+ * a round, finding the lanes that hold each digit with 8 ballots (one per bit) and moving a
+ * per-warp counter per digit, straight to the key's place in the tile (CUB's order of work);
+ * elsewhere one work-item per LANES-wide slice walks its keys in order and counts, and the
+ * counts are scanned after. Ranked first, a key knew only its rank in its warp, and placing it
+ * took two more reads of local memory at its digit (the digit's start and the warp's offset),
+ * whose banks conflict: on an H200 a pass over 2^26 pairs took 481 us, 220M instructions and
+ * 13.6M conflicts of local loads so, 468 us, 196M and 4.6M now (Nsight Compute), and a sort of
+ * 2^28 keys 6.20-6.31 ms against 5.86-5.91.
  *
  * Forward progress: FALLBACK 0 polls a predecessor until it publishes; FALLBACK 1 (devices that
  * do not guarantee it, see runtime/traits.py) is the decoupled fallback: after SPINS
@@ -183,7 +190,9 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
 #if !PS_WARP_OPS
     __local ushort rank_s[TILE];
 #endif
+#if !PS_WARP_OPS
     __local uint start_s[RADIX];
+#endif
     __local uint base_s[RADIX];
     __local uint scratch[PS_GROUP_SCRATCH];
 #if !ORDERED || LATE_VALUES
@@ -263,23 +272,13 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
         }
     }
 
-    /* rank[i]: keys of the same digit before key i in its warp's slice */
 #if PS_WARP_OPS
+    /* the keys of each digit in each warp: they are ranked once the tile's counts are scanned */
 #pragma unroll
-    for (uint i = 0; i < ITEMS; ++i) {
-        uint d = DIGIT(key[i], shift);
-        uint peers = ps_match_bits(d, 8);
-        uint below = popcount(peers & ps_lanes_below());
-        uint leader = 31 - clz(peers & (0u - peers));
-        uint before = 0;
-        if (below == 0) {
-            before = warp_counts[warp * RADIX + d];
-            warp_counts[warp * RADIX + d] = before + popcount(peers);
-        }
-        rank[i] = ps_shfl(before, leader) + below;
-        ps_warp_sync();
-    }
+    for (uint i = 0; i < ITEMS; ++i)
+        atomic_inc(&warp_counts[warp * RADIX + DIGIT(key[i], shift)]);
 #else
+    /* rank[i]: keys of the same digit before key i in its slice */
 #pragma unroll
     for (uint i = 0; i < ITEMS; ++i)
         keys_s[mine + i * LANES] = key[i];
@@ -312,6 +311,12 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     uint total;
     uint start = ps_group_exclusive_scan(count, 0, scratch, &total);
     uint digit_start = d < RADIX ? meta[STARTS + pass * RADIX + d] : 0;
+#if PS_WARP_OPS
+    /* warp w's keys of digit d take the tile's places from warp_counts[w * RADIX + d] on */
+    if (d < RADIX)
+        for (uint w = 0; w < WARPS; ++w)
+            warp_counts[w * RADIX + d] += start;
+#endif
 
     /* look back: the keys of digit d in the tiles before this one */
     uint before = 0;
@@ -380,13 +385,37 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
             status[tile * RADIX + d] = ST_MAKE(ST_PREFIX, before + count);
         /* key p of the tile's digit-ordered keys goes to base_s[digit] + p (mod 2^32) */
         base_s[d] = digit_start + before - start;
+#if !PS_WARP_OPS
         start_s[d] = start;
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* the keys in digit order in local memory, then out in runs; then the values the same way,
      * through the same local array, so that a tile of pairs needs no more local memory than a
      * tile of keys */
+#if PS_WARP_OPS
+    /* each key ranked among its warp's keys of its digit (8 ballots find the lanes that share
+     * it; the lowest of them moves the warp's counter on), straight to its place */
+#pragma unroll
+    for (uint i = 0; i < ITEMS; ++i) {
+        uint dk = DIGIT(key[i], shift);
+        uint peers = ps_match_bits(dk, 8);
+        uint below = popcount(peers & ps_lanes_below());
+        uint leader = 31 - clz(peers & (0u - peers));
+        uint first_at = 0;
+        if (below == 0) {
+            first_at = warp_counts[warp * RADIX + dk];
+            warp_counts[warp * RADIX + dk] = first_at + popcount(peers);
+        }
+        uint at = ps_shfl(first_at, leader) + below;
+        ps_warp_sync();
+        keys_s[at] = key[i];
+#if WITH_VALUES
+        rank[i] = at;
+#endif
+    }
+#else
 #pragma unroll
     for (uint i = 0; i < ITEMS; ++i) {
         uint dk = DIGIT(key[i], shift);
@@ -396,6 +425,7 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
         rank[i] = at;
 #endif
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 #if LATE_VALUES
     {
