@@ -45,11 +45,12 @@ Result = Any  # an array, or a (keys, values) pair of arrays
 
 def _local_bytes(work_group: int, keys_per_item: int, ranks: bool) -> int:
     """Local memory of a pass (one counter row per 32 lanes, the most there are): a tile of
-    keys (through which the values pass too), and a 16-bit rank per key where the device ranks
-    without warp operations."""
+    keys (through which the values pass too), the digits' bases and the fallback's counts, and
+    where the device ranks without warp operations a 16-bit rank per key and the digits' starts
+    in the tile (with them, the warps' counters take the starts)."""
     tile = work_group * keys_per_item
     scratch = work_group + work_group // 4 + 34
-    return 4 * ((work_group // 32) * RADIX + tile + 3 * RADIX + scratch + 3) + 2 * tile * ranks
+    return 4 * ((work_group // 32) * RADIX + tile + (2 + ranks) * RADIX + scratch + 3) + 2 * tile * ranks
 
 
 def _fits(device: Device, work_group: int, keys_per_item: int, ranks: bool | None = None) -> bool:

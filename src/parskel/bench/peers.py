@@ -90,7 +90,7 @@ def device_peers(family: str, device: Device, chosen: set[str], notes: list[str]
         return []
     ok, why = peers_pyopencl.available()
     if not ok:
-        _note_once(notes, f"PyOpenCL peers skipped: {why}")
+        note_once(notes, f"PyOpenCL peers skipped: {why}")
         return []
     subjects = []
     for name, fn in peers.items():
@@ -120,7 +120,7 @@ def gpu_peers(family: str, chosen: set[str], notes: list[str]) -> list[Subject]:
                     call = _peer_call(fn)
                 subjects.append(Subject(family, name, "peer", where, call))
         else:
-            _note_once(notes, f"CuPy peers skipped: {why}")
+            note_once(notes, f"CuPy peers skipped: {why}")
     if "torch" in chosen and family in _TORCH:
         ok, why = _torch_available()
         if ok:
@@ -128,11 +128,12 @@ def gpu_peers(family: str, chosen: set[str], notes: list[str]) -> list[Subject]:
             for name, fn in _TORCH[family].items():
                 subjects.append(Subject(family, name, "peer", where, _peer_call(fn)))
         else:
-            _note_once(notes, f"PyTorch peers skipped: {why}")
+            note_once(notes, f"PyTorch peers skipped: {why}")
     return subjects
 
 
-def _note_once(notes: list[str], note: str) -> None:
+def note_once(notes: list[str], note: str) -> None:
+    """Add ``note`` to ``notes`` unless it is there already."""
     if note not in notes:
         notes.append(note)
 

@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..runtime import Device, Timing
-from .cases import Inputs, Subject
+from .cases import Inputs, Kind, Subject
 from .e2e import against_gpu_peers
+from .peers import note_once
 
 if TYPE_CHECKING:
     from .harness import Result
@@ -92,7 +93,7 @@ def _opencl_clock(device: Device) -> Clock:
 
 
 def _timed_subject(
-    family: str, name: str, kind: Any, where: str, op: _Operation, clock: Clock, device: Device | None
+    family: str, name: str, kind: Kind, where: str, op: _Operation, clock: Clock, device: Device | None
 ) -> Subject:
     """A subject whose inputs are placed once per size: ``plain`` times the device work alone,
     ``call`` records it on ``device`` (parskel's) for the split, or gives no split (a peer)."""
@@ -128,17 +129,26 @@ def _timed_subject(
 # parskel ------------------------------------------------------------------------------------
 
 
-def _parskel_cuda(family: str, device: Device) -> _Operation | None:
+def _on_cupy(inputs: Inputs) -> tuple[Any, ...]:
+    """The inputs as CuPy arrays on the current GPU."""
     import cupy as cp
 
+    return tuple(cp.asarray(x) for x in inputs)
+
+
+def _from_cupy(data: Any, out: Any) -> Any:
+    """A CuPy result (or a tuple of them) as NumPy arrays."""
+    import cupy as cp
+
+    return tuple(cp.asnumpy(o) for o in out) if isinstance(out, tuple) else cp.asnumpy(out)
+
+
+def _parskel_cuda(family: str, device: Device) -> _Operation | None:
     import parskel as ps
 
     def arrays(inputs: Inputs) -> tuple[Any, ...]:
         with device.current():
-            return tuple(cp.asarray(x) for x in inputs)
-
-    def back(data: Any, out: Any) -> Any:
-        return tuple(cp.asnumpy(o) for o in out) if isinstance(out, tuple) else cp.asnumpy(out)
+            return _on_cupy(inputs)
 
     calls: dict[str, Callable[[Any], Any]] = {
         "resident.sort": lambda d: ps.sort(d[0]),
@@ -147,7 +157,7 @@ def _parskel_cuda(family: str, device: Device) -> _Operation | None:
         "resident.matmul": lambda d: ps.matmul(d[0], d[1]),
     }
     if family in calls:
-        return _Operation(arrays, calls[family], back)
+        return _Operation(arrays, calls[family], _from_cupy)
     return _skeleton(family, device)
 
 
@@ -218,7 +228,7 @@ def parskel_subject(family: str, device: Device, notes: list[str]) -> Subject | 
     device has none."""
     op = _parskel_cuda(family, device) if device.backend == "cuda" else _parskel_opencl(family, device)
     if op is None:
-        _note_once(notes, f"{family}: {device.id} takes host matrices; `parskel bench matmul` times them")
+        note_once(notes, f"{family}: {device.id} takes host matrices; `parskel bench matmul` times them")
         return None
     clock = _cuda_clock if device.backend == "cuda" else _opencl_clock(device)
     return _timed_subject(family, "parskel", "variant", device.id, op, clock, device)
@@ -230,12 +240,6 @@ def parskel_subject(family: str, device: Device, notes: list[str]) -> Subject | 
 def _cupy_peers(family: str) -> dict[str, _Operation]:
     import cupy as cp
 
-    def arrays(inputs: Inputs) -> tuple[Any, ...]:
-        return tuple(cp.asarray(x) for x in inputs)
-
-    def back(data: Any, out: Any) -> Any:
-        return tuple(cp.asnumpy(o) for o in out) if isinstance(out, tuple) else cp.asnumpy(out)
-
     def pairs(d: Any) -> Any:
         order = cp.argsort(d[0])  # CUB's stable radix sort of the positions
         return d[0][order], d[1][order]
@@ -244,17 +248,17 @@ def _cupy_peers(family: str) -> dict[str, _Operation]:
         return cp.multiply(d[0], d[0], out=d[1])
 
     calls: dict[str, tuple[str, Callable[[Any], Any], Callable[[Inputs], Any]]] = {
-        "resident.sort": ("cupy_sort", lambda d: cp.sort(d[0]), arrays),
-        "resident.sort_pairs": ("cupy_argsort", pairs, arrays),
-        "resident.scan": ("cupy_cumsum", lambda d: cp.cumsum(d[0], dtype=d[0].dtype), arrays),
-        "resident.reduce": ("cupy_sum", lambda d: cp.sum(d[0]), arrays),
-        "resident.map": ("cupy_multiply", square, lambda i: _with_out(arrays(i), cp.empty_like)),
-        "resident.matmul": ("cupy_matmul", lambda d: cp.matmul(d[0], d[1]), arrays),
+        "resident.sort": ("cupy_sort", lambda d: cp.sort(d[0]), _on_cupy),
+        "resident.sort_pairs": ("cupy_argsort", pairs, _on_cupy),
+        "resident.scan": ("cupy_cumsum", lambda d: cp.cumsum(d[0], dtype=d[0].dtype), _on_cupy),
+        "resident.reduce": ("cupy_sum", lambda d: cp.sum(d[0]), _on_cupy),
+        "resident.map": ("cupy_multiply", square, lambda i: _with_out(_on_cupy(i), cp.empty_like)),
+        "resident.matmul": ("cupy_matmul", lambda d: cp.matmul(d[0], d[1]), _on_cupy),
     }
     if family not in calls:
         return {}
     name, run, place = calls[family]
-    return {name: _Operation(place, run, back)}
+    return {name: _Operation(place, run, _from_cupy)}
 
 
 def _torch_peers(family: str) -> dict[str, _Operation]:
@@ -316,7 +320,7 @@ def peer_subjects(family: str, chosen: set[str], notes: list[str]) -> list[Subje
             continue
         ok, why = available()
         if not ok:
-            _note_once(notes, f"{label} peers skipped: {why}")
+            note_once(notes, f"{label} peers skipped: {why}")
             continue
         at = where()
         for name, op in operations(family).items():
@@ -334,11 +338,6 @@ def subjects(
     if "cub" in chosen and family in CUB_WORK.values() and gpus:
         cub_reference(sizes, notes, gpus[0])
     return found + peer_subjects(family, chosen, notes)
-
-
-def _note_once(notes: list[str], note: str) -> None:
-    if note not in notes:
-        notes.append(note)
 
 
 # CUB's own C++ ------------------------------------------------------------------------------
@@ -381,7 +380,7 @@ def cub_reference(sizes: Sequence[int], notes: list[str], gpu: Device | None = N
         return
     nvcc = shutil.which("nvcc")
     if nvcc is None:
-        _note_once(notes, "CUB's C++ reference skipped: nvcc is not on the PATH")
+        note_once(notes, "CUB's C++ reference skipped: nvcc is not on the PATH")
         return
     source = resources.files("parskel.bench").joinpath("cub_reference.cu").read_bytes()
     from platformdirs import user_cache_dir
@@ -403,7 +402,7 @@ def cub_reference(sizes: Sequence[int], notes: list[str], gpu: Device | None = N
     except (subprocess.SubprocessError, OSError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
         last = (str(detail).strip().splitlines() or [""])[-1]
-        _note_once(notes, f"CUB's C++ reference failed: {last}")
+        note_once(notes, f"CUB's C++ reference failed: {last}")
         return
     figures = parse_cub(ran.stdout)
     _cub.update(figures)
