@@ -58,7 +58,7 @@
 #define SPINS 64
 #endif
 /* Pairs on CUDA: the pass reads the values only once the keys are in local memory, so that
- * neither the ranking nor the look-back holds them, and asks for no more registers than let 768
+ * the ranking does not hold them (they arrive while the tile looks back), and asks for no more registers than let 768
  * work-items share an SM, as the keys' pass does at 80 (with values read with the keys the
  * compiler took 128: two groups of 256 an SM). On an H200 a pass over 2^28 pairs took 2.34 ms
  * so, 2.71 before (2.41 with the values read after the keys had gone out); the keys' pass,
@@ -318,7 +318,68 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
             warp_counts[w * RADIX + d] += start;
 #endif
 
-    /* look back: the keys of digit d in the tiles before this one */
+#if !PS_WARP_OPS
+    if (d < RADIX)
+        start_s[d] = start;
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* the keys in digit order in local memory, then out in runs; then the values the same way,
+     * through the same local array, so that a tile of pairs needs no more local memory than a
+     * tile of keys */
+#if PS_WARP_OPS
+    /* each key ranked among its warp's keys of its digit (8 ballots find the lanes that share
+     * it; the lowest of them moves the warp's counter on), straight to its place */
+#pragma unroll
+    for (uint i = 0; i < ITEMS; ++i) {
+        uint dk = DIGIT(key[i], shift);
+        uint peers = ps_match_bits(dk, 8);
+        uint below = popcount(peers & ps_lanes_below());
+        uint leader = 31 - clz(peers & (0u - peers));
+        uint first_at = 0;
+        if (below == 0) {
+            first_at = warp_counts[warp * RADIX + dk];
+            warp_counts[warp * RADIX + dk] = first_at + popcount(peers);
+        }
+        uint at = ps_shfl(first_at, leader) + below;
+        ps_warp_sync();
+        keys_s[at] = key[i];
+#if WITH_VALUES
+        rank[i] = at;
+#endif
+    }
+#else
+#pragma unroll
+    for (uint i = 0; i < ITEMS; ++i) {
+        uint dk = DIGIT(key[i], shift);
+        uint at = start_s[dk] + warp_counts[warp * RADIX + dk] + rank[i];
+        keys_s[at] = key[i];
+#if WITH_VALUES
+        rank[i] = at;
+#endif
+    }
+#endif
+
+#if LATE_VALUES
+    {
+        /* the values are read only now, their loads in flight while the tile looks back and
+         * its keys go out: the ranking holds none (no load moves above its warp barriers) */
+        uint from = tile_s * TILE + mine;
+        if (whole) {
+#pragma unroll
+            for (uint i = 0; i < ITEMS; ++i)
+                value[i] = values[from + i * LANES];
+        } else {
+#pragma unroll
+            for (uint i = 0; i < ITEMS; ++i)
+                value[i] = from + i * LANES < n ? values[from + i * LANES] : 0;
+        }
+    }
+#endif
+    /* look back: the keys of digit d in the tiles before this one. Only now, with the tile's
+     * keys in place: the tiles before have had the ranking's time to publish their prefixes.
+     * (Looking back before the ranking, a sort of 2^28 keys on an H200 took 5.95-6.05 ms,
+     * 0.49-0.53 at 2^24; so, 5.65 and 0.44; pairs at 2^28 8.42 ms, so 8.20-8.39.) */
     uint before = 0;
 #if FALLBACK
     uint waiting = tile > 0 && d < RADIX;
@@ -385,65 +446,8 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
             status[tile * RADIX + d] = ST_MAKE(ST_PREFIX, before + count);
         /* key p of the tile's digit-ordered keys goes to base_s[digit] + p (mod 2^32) */
         base_s[d] = digit_start + before - start;
-#if !PS_WARP_OPS
-        start_s[d] = start;
-#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-
-    /* the keys in digit order in local memory, then out in runs; then the values the same way,
-     * through the same local array, so that a tile of pairs needs no more local memory than a
-     * tile of keys */
-#if PS_WARP_OPS
-    /* each key ranked among its warp's keys of its digit (8 ballots find the lanes that share
-     * it; the lowest of them moves the warp's counter on), straight to its place */
-#pragma unroll
-    for (uint i = 0; i < ITEMS; ++i) {
-        uint dk = DIGIT(key[i], shift);
-        uint peers = ps_match_bits(dk, 8);
-        uint below = popcount(peers & ps_lanes_below());
-        uint leader = 31 - clz(peers & (0u - peers));
-        uint first_at = 0;
-        if (below == 0) {
-            first_at = warp_counts[warp * RADIX + dk];
-            warp_counts[warp * RADIX + dk] = first_at + popcount(peers);
-        }
-        uint at = ps_shfl(first_at, leader) + below;
-        ps_warp_sync();
-        keys_s[at] = key[i];
-#if WITH_VALUES
-        rank[i] = at;
-#endif
-    }
-#else
-#pragma unroll
-    for (uint i = 0; i < ITEMS; ++i) {
-        uint dk = DIGIT(key[i], shift);
-        uint at = start_s[dk] + warp_counts[warp * RADIX + dk] + rank[i];
-        keys_s[at] = key[i];
-#if WITH_VALUES
-        rank[i] = at;
-#endif
-    }
-#endif
-    barrier(CLK_LOCAL_MEM_FENCE);
-#if LATE_VALUES
-    {
-        /* the values are read only now, their loads in flight while the keys go out: the
-         * ranking and the look-back hold none. Their positions start from tile_s, read after
-         * the barrier, so that no load moves above it. */
-        uint from = tile_s * TILE + mine;
-        if (whole) {
-#pragma unroll
-            for (uint i = 0; i < ITEMS; ++i)
-                value[i] = values[from + i * LANES];
-        } else {
-#pragma unroll
-            for (uint i = 0; i < ITEMS; ++i)
-                value[i] = from + i * LANES < n ? values[from + i * LANES] : 0;
-        }
-    }
-#endif
     /* the keys out from local memory in order, each to its digit's run; with values, the digit
      * of each position a work-item writes is kept, four to a register, for the values' turn */
     uint valid = whole ? TILE : n - base;
