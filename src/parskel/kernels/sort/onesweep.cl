@@ -327,6 +327,11 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     /* the keys in digit order in local memory, then out in runs; then the values the same way,
      * through the same local array, so that a tile of pairs needs no more local memory than a
      * tile of keys */
+#if WITH_VALUES
+#define KEEP_RANK(i, at) rank[i] = (at) /* where the key's value goes in the tile */
+#else
+#define KEEP_RANK(i, at)
+#endif
 #if PS_WARP_OPS
     /* each key ranked among its warp's keys of its digit (8 ballots find the lanes that share
      * it; the lowest of them moves the warp's counter on), straight to its place */
@@ -344,9 +349,7 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
         uint at = ps_shfl(first_at, leader) + below;
         ps_warp_sync();
         keys_s[at] = key[i];
-#if WITH_VALUES
-        rank[i] = at;
-#endif
+        KEEP_RANK(i, at);
     }
 #else
 #pragma unroll
@@ -354,9 +357,7 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
         uint dk = DIGIT(key[i], shift);
         uint at = start_s[dk] + warp_counts[warp * RADIX + dk] + rank[i];
         keys_s[at] = key[i];
-#if WITH_VALUES
-        rank[i] = at;
-#endif
+        KEEP_RANK(i, at);
     }
 #endif
 
