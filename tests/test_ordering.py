@@ -95,6 +95,20 @@ def test_values_move_with_their_keys(device, case, value_dtype, data) -> None:
     np.testing.assert_array_equal(raw(values), raw(original))
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1,), (3, 1)])
+def test_a_lone_nan_comes_back_canonical(device, dtype, shape) -> None:
+    """Rows of one key move nothing, and still give back their NaNs as the sorting kernels do."""
+    word = np.dtype(f"u{np.dtype(dtype).itemsize}")
+    negative = np.full(shape, CANONICAL_NAN[word.itemsize] | (1 << (8 * word.itemsize - 1)), word).view(dtype)
+    keys_out = ps.sort(negative, axis=-1, device=device)
+    pairs_out, values_out = ps.sort(negative, np.arange(negative.size).reshape(shape), axis=-1, device=device)
+    for out in (keys_out, pairs_out):
+        assert (out.view(word) == CANONICAL_NAN[word.itemsize]).all()
+    np.testing.assert_array_equal(values_out, np.arange(negative.size).reshape(shape))
+    assert (negative.view(word) >> (8 * word.itemsize - 1) == 1).all()  # the input is untouched
+
+
 def extremes(dtype: np.dtype) -> list:
     if dtype.kind == "b":
         return [True, False]
