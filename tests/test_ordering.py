@@ -109,6 +109,16 @@ def test_a_lone_nan_comes_back_canonical(device, dtype, shape) -> None:
     assert (negative.view(word) >> (8 * word.itemsize - 1) == 1).all()  # the input is untouched
 
 
+@pytest.mark.parametrize("variant", [v.name for v in ps.algorithms.variants("sort")])
+def test_every_variant_gives_a_lone_nan_back_canonical(device, variant) -> None:
+    unmet = ps.algorithms.get("sort", variant).unmet(device)
+    if unmet:
+        pytest.skip(f"sort/{variant} does not run on {device.id}: {', '.join(unmet)}")
+    negative = np.array([0xFFC00000], np.uint32).view(np.float32)
+    out = ps.sort(negative, variant=variant, device=device)
+    assert out.view(np.uint32).tolist() == [CANONICAL_NAN[4]]
+
+
 def extremes(dtype: np.dtype) -> list:
     if dtype.kind == "b":
         return [True, False]

@@ -108,6 +108,20 @@ def is_native(keys: Any, values: Any) -> bool:
     return keys.dtype in KEY_KINDS and (values is None or (values.dtype.kind in "iuf" and values.itemsize == 4))
 
 
+def sorted_copy(keys: Any) -> Any:
+    """Keys that need no sorting (one to a row) as a sort gives them back: a copy (NumPy or a
+    device array) with every NaN the canonical one, as the kernels return it.
+
+    >>> nan = np.array([0xFE00, 0x3C00], np.uint16).view(np.float16)  # a negative NaN, and 1.0
+    >>> [hex(w) for w in sorted_copy(nan).view(np.uint16)]
+    ['0x7e00', '0x3c00']
+    """
+    out = keys.copy()
+    if out.dtype.kind == "f":
+        out[out != out] = float("nan")
+    return out
+
+
 def upload_keys(device: Device, keys: np.ndarray, padded: int) -> Buffer:
     """A buffer of ``padded`` encoded keys: ``keys``, then :data:`PAD` up to ``padded``."""
     n = keys.size

@@ -23,7 +23,7 @@ import numpy as np
 from ..runtime import Buffer, Device, round_to_multiple
 from . import registry
 from .axes import normalized, to_rows
-from .keys import check_kind, check_sortable
+from .keys import check_kind, check_sortable, sorted_copy
 from .operands import prepare, result_buffer, staged
 from .scratch import scratch
 from .sorts import LOCAL_CAPACITY, sort_words
@@ -53,7 +53,7 @@ def sort_rows(
     n = flat_keys.size
     if n == 0 or row == 1:  # nothing moves
         return (
-            _canonical_copy(keys) if sorted_keys else None,
+            sorted_copy(keys) if sorted_keys else None,
             None if values is None else values.copy(),
             np.zeros_like(keys, dtype=np.int64) if order else None,
         )
@@ -124,20 +124,6 @@ def sort_rows(
             gather(dev, staged(dev, flat_values), positions_out, value_buffer, n, flat_values.dtype)
             dev.download(value_buffer, value_out)
     return _shaped(key_out, keys.shape), _shaped(value_out, keys.shape), _shaped(position_out, keys.shape)
-
-
-def _canonical_copy(keys: Any) -> Any:
-    """A copy of ``keys`` (NumPy or a device array) with every NaN the canonical one, as the
-    sorts' kernels give it back (:mod:`parskel.algorithms.keys`).
-
-    >>> nan = np.array([0xFE00, 0x3C00], np.uint16).view(np.float16)  # a negative NaN, and 1.0
-    >>> [hex(w) for w in _canonical_copy(nan).view(np.uint16)]
-    ['0x7e00', '0x3c00']
-    """
-    out = keys.copy()
-    if out.dtype.kind == "f":
-        out[out != out] = float("nan")
-    return out
 
 
 def _rows_fit(dev: Device, row: int, variant: str | None) -> bool:

@@ -32,6 +32,7 @@ from .keys import (
     check_values_like,
     download_keys,
     is_native,
+    sorted_copy,
     upload_keys,
 )
 from .operands import prepare, result_buffer, staged
@@ -166,7 +167,7 @@ def _work_group_fits() -> Requirement:
 
 
 def _copies(keys: np.ndarray, values: np.ndarray | None) -> Result:
-    return keys.copy() if values is None else (keys.copy(), values.copy())
+    return sorted_copy(keys) if values is None else (sorted_copy(keys), values.copy())
 
 
 # bitonic -----------------------------------------------------------------------------------
@@ -183,7 +184,7 @@ def _bitonic(device: Device, keys: np.ndarray, values: np.ndarray | None, *, wor
     _keys_only("bitonic", values)
     n = keys.size
     if n <= 1:
-        return keys.copy()
+        return sorted_copy(keys)
     step = device.program("sort/bitonic.cl").kernel("bitonic_step")
     padded = round_to_power_of_two(n)
     buffer = upload_keys(device, keys, padded)
@@ -208,7 +209,7 @@ def _bitonic_fused(
     _keys_only("bitonic_fused", values)
     n = keys.size
     if n <= 1:
-        return keys.copy()
+        return sorted_copy(keys)
     program = device.program("sort/bitonic_fused.cl")
     kernels = {lvl: program.kernel(f"bitonic_fused{1 << lvl}") for lvl in range(1, fuse.bit_length())}
     work_group = group_within(work_group, *kernels.values())  # as in _bitonic
