@@ -4,23 +4,24 @@
  * onesweep_histogram reads the keys once and counts the digits of all four passes. Each pass is
  * one launch of onesweep_pass: a work-group takes the next tile number from an atomic counter
  * (tiles start in order; with ORDERED, where the look-back polls, its own number, as work-groups
- * start in that order there, see runtime/traits.py), ranks its WG * ITEMS keys stably by digit,
- * publishes its per-digit counts, looks back over its predecessors' published counts (decoupled
- * look-back, one digit per work-item) for where its keys of each digit go, publishes its
- * inclusive counts, and writes its keys (and values) grouped by digit through local memory, so
- * that runs of a digit go out together. The input is read once and written once per pass.
+ * start in that order there, see runtime/traits.py), counts its WG * ITEMS keys by digit and
+ * publishes the counts, ranks the keys stably by digit into local memory, then looks back over
+ * its predecessors' published counts (decoupled look-back, one digit per work-item) for where its
+ * keys of each digit go, publishes its inclusive counts, and writes its keys (and values) grouped
+ * by digit, so that runs of a digit go out together. Looking back after the ranking, as CUB
+ * does, gives the tiles before the ranking's time to publish. The input is read once and written
+ * once per pass.
  *
  * Ranking is stable: key positions are ordered (warp, round, lane); with warp operations
  * (common/subgroup.h) each warp first counts its keys of each digit (local atomics), the tile's
- * counts are scanned, published and looked back over, and only then does each warp rank 32 keys
- * a round, finding the lanes that hold each digit with 8 ballots (one per bit) and moving a
- * per-warp counter per digit, straight to the key's place in the tile (CUB's order of work);
- * elsewhere one work-item per LANES-wide slice walks its keys in order and counts, and the
- * counts are scanned after. Ranked first, a key knew only its rank in its warp, and placing it
- * took two more reads of local memory at its digit (the digit's start and the warp's offset),
- * whose banks conflict: on an H200 a pass over 2^26 pairs took 481 us, 220M instructions and
- * 13.6M conflicts of local loads so, 468 us, 196M and 4.6M now (Nsight Compute), and a sort of
- * 2^28 keys 6.20-6.31 ms against 5.86-5.91.
+ * counts are published and scanned, and only then does each warp rank 32 keys a round, finding the
+ * lanes that hold each digit with 8 ballots (one per bit) and moving a per-warp counter per digit,
+ * straight to the key's place in the tile (CUB's order of work); elsewhere one work-item per
+ * LANES-wide slice walks its keys in order and counts, and the counts are scanned after. Ranked
+ * first, a key knew only its rank in its warp, and placing it took two more reads of local memory
+ * at its digit (the digit's start and the warp's offset), whose banks conflict: on an H200 a pass
+ * over 2^26 pairs took 481 us, 220M instructions and 13.6M conflicts of local loads so, 468 us,
+ * 196M and 4.6M now (Nsight Compute), and a sort of 2^28 keys 6.20-6.31 ms against 5.86-5.91.
  *
  * Forward progress: FALLBACK 0 polls a predecessor until it publishes; FALLBACK 1 (devices that
  * do not guarantee it, see runtime/traits.py) is the decoupled fallback: after SPINS
@@ -57,12 +58,12 @@
 #ifndef SPINS
 #define SPINS 64
 #endif
-/* Pairs on CUDA: the pass reads the values only once the keys are in local memory, so that
- * the ranking does not hold them (they arrive while the tile looks back), and asks for no more registers than let 768
- * work-items share an SM, as the keys' pass does at 80 (with values read with the keys the
- * compiler took 128: two groups of 256 an SM). On an H200 a pass over 2^28 pairs took 2.34 ms
- * so, 2.71 before (2.41 with the values read after the keys had gone out); the keys' pass,
- * bounded alike, was slower (1.76 ms against 1.69). */
+/* Pairs on CUDA: the pass reads the values only once the keys are in local memory, so that the
+ * ranking does not hold them (they arrive while the tile looks back), and asks for no more
+ * registers than let 768 work-items share an SM, as the keys' pass does at 80 (with values read
+ * with the keys the compiler took 128: two groups of 256 an SM). On an H200 a pass over 2^28 pairs
+ * took 2.34 ms so, 2.71 before (2.41 with the values read after the keys had gone out); the keys'
+ * pass, bounded alike, was slower (1.76 ms against 1.69). */
 /* NVIDIA's OpenCL takes no launch bounds: there the pass over keys gets the same bound as
  * .maxnreg in its PTX (PS_MAX_REGISTERS, set by algorithms/onesweep.py; 80 registers, where the
  * driver's compiler took 107: 2^28 keys in 5.94 ms against 7.11). Its pass over pairs keeps its
