@@ -89,6 +89,16 @@ def test_cub_s_figures_are_read_from_its_output_and_set_beside_parskel_s(monkeyp
     assert "1.00x cupy_sort" in line
 
 
+def test_a_size_that_is_no_power_of_two_is_named_as_it_is(monkeypatch):
+    monkeypatch.setattr(resident, "_cub", {("resident.sort", 1): 1.0})
+    base = dict(kind="variant", status="ok", metric="Mkeys/s", params="", where="cuda:0", e2e=1e-3)
+    (odd, even) = resident.conclusions(
+        [Result("resident.sort", "parskel", size=3, **base), Result("resident.sort", "parskel", size=2, **base)]
+    )
+    assert odd.startswith("resident.sort 3 on cuda:0") and "CUB" not in odd
+    assert even.startswith("resident.sort 2^1 on cuda:0") and "CUB's C++" in even
+
+
 def test_without_nvcc_cub_is_skipped_with_a_note(monkeypatch):
     monkeypatch.setattr(resident.shutil, "which", lambda name: None)
     monkeypatch.setattr(resident, "_cub", {})

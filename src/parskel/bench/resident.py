@@ -418,11 +418,12 @@ def conclusions(results: Sequence[Result]) -> list[str]:
     for r in results:
         if not (r.family.startswith("resident.") and r.kind == "variant" and r.status == "ok" and r.e2e):
             continue
-        label = f"2^{r.size.bit_length() - 1}" if r.family != "resident.matmul" else f"{r.size}"
+        power = r.size & (r.size - 1) == 0
+        label = f"2^{r.size.bit_length() - 1}" if power and r.family != "resident.matmul" else f"{r.size}"
         text = f"{r.family} {label} on {r.where}: {r.e2e * 1e3:.3f} ms a call"
         if r.kernel:
             text += f", kernels {r.kernel * 1e3:.3f} ms"
-        cub = _cub.get((r.family, r.size.bit_length() - 1)) if r.size & (r.size - 1) == 0 else None
+        cub = _cub.get((r.family, r.size.bit_length() - 1)) if power else None
         if cub:
             what = "CUB's copy" if r.family == "resident.map" else "CUB's C++"
             text += f"; {what} {cub * 1e3:.3f} ms: {cub / r.e2e:.2f}x the call"
