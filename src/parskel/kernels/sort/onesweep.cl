@@ -240,7 +240,9 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     }
 #endif
     uint key[ITEMS];
-    uint rank[ITEMS];
+#if WITH_VALUES || !PS_WARP_OPS
+    uint rank[ITEMS]; /* a key's rank among its warp's keys of its digit, then its place in the tile */
+#endif
 #if WITH_VALUES
     uint value[ITEMS];
 #endif
