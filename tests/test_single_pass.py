@@ -165,11 +165,11 @@ def _gpu(backend: str, vendor: str) -> SimpleNamespace:
 
 def test_onesweep_tiles_leave_room_for_ranks_only_where_the_pass_ranks_in_local_memory(monkeypatch):
     """CUDA and NVIDIA's OpenCL (warp operations through PTX) rank a tile's keys in registers:
-    256 x 24 keys fit their 48 KiB of local memory. Other OpenCL devices, and an NVIDIA driver
+    256 x 28 keys fit their 48 KiB of local memory. Other OpenCL devices, and an NVIDIA driver
     that refused the PTX, keep a 16-bit rank per key there too, which that tile overflows."""
     sweep = ps.algorithms.get("sort", "onesweep")
-    tall = {"work_group": 256, "keys_per_item": 24}
-    assert onesweep._local_bytes(256, 24, False) <= 48 << 10 < onesweep._local_bytes(256, 24, True)
+    tall = {"work_group": 256, "keys_per_item": 28}
+    assert onesweep._local_bytes(256, 28, False) <= 48 << 10 < onesweep._local_bytes(256, 28, True)
     nvidia_cl, other_cl = _gpu("opencl", "NVIDIA Corporation"), _gpu("opencl", "Advanced Micro Devices, Inc.")
     assert sweep.unmet(_gpu("cuda", "NVIDIA"), tall) == []
     assert sweep.unmet(nvidia_cl, tall) == []
@@ -189,11 +189,11 @@ def test_onesweep_built_without_warp_operations_shortens_a_tile_that_leaves_no_r
     built = []
     program = device.program
     monkeypatch.setattr(device, "program", lambda path, defines=None: built.append(defines) or program(path, defines))
-    keys = random_keys(rng, np.uint32, 3 * 256 * 24 + 5)
+    keys = random_keys(rng, np.uint32, 3 * 256 * 28 + 5)
     values = np.arange(keys.size, dtype=np.uint32)
     kb, vb = device.to_device(keys), device.to_device(values)
     ok, ov = device.alloc(keys.nbytes), device.alloc(values.nbytes)
-    onesweep.sort_buffers(device, kb, ok, keys.size, np.uint32, vb, ov, work_group=256, keys_per_item=24)
+    onesweep.sort_buffers(device, kb, ok, keys.size, np.uint32, vb, ov, work_group=256, keys_per_item=28)
     out_keys, out_values = np.empty_like(keys), np.empty_like(values)
     device.download(ok, out_keys)
     device.download(ov, out_values)
@@ -211,18 +211,18 @@ def test_the_pass_over_keys_reaches_nvidia_opencl_with_its_register_bound(device
     import pyopencl as cl
 
     monkeypatch.setattr(onesweep, "_PLANS", {})
-    keys = random_keys(rng, np.uint32, 3 * 256 * 24 + 5)
+    keys = random_keys(rng, np.uint32, 3 * 256 * 28 + 5)
     values = np.arange(keys.size, dtype=np.uint32)
     order = stable_order(keys)
-    got_keys, got_values = ps.sort(keys, values, variant="onesweep", device=device, work_group=256, keys_per_item=24)
+    got_keys, got_values = ps.sort(keys, values, variant="onesweep", device=device, work_group=256, keys_per_item=28)
     np.testing.assert_array_equal(got_keys, keys[order])
     np.testing.assert_array_equal(got_values, values[order])
-    got_keys = ps.sort(keys, variant="onesweep", device=device, work_group=256, keys_per_item=24)
+    got_keys = ps.sort(keys, variant="onesweep", device=device, work_group=256, keys_per_item=28)
     np.testing.assert_array_equal(got_keys, keys[order])
     built = {
         dict(defines).get("WITH_VALUES"): program
         for (path, defines), program in device._by_path.items()
-        if path == "sort/onesweep.cl" and dict(defines).get("ITEMS") == 24
+        if path == "sort/onesweep.cl" and dict(defines).get("ITEMS") == 28
     }
     ptx = {k: p._handle.get_info(cl.program_info.BINARIES)[0].decode(errors="replace") for k, p in built.items()}
     assert ".maxnreg 80" in ptx[0] and ".maxnreg" not in ptx[1]
