@@ -364,6 +364,15 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     }
 #endif
 
+    /* the look-back's first read of the tile before: where the values are read late, ahead
+     * of their loads, so that it does not wait behind them in the memory queues */
+#if !FALLBACK
+    status_t seen = 0;
+#if LATE_VALUES
+    if (tile > 0 && d < RADIX)
+        seen = status[(tile - 1) * RADIX + d];
+#endif
+#endif
 #if LATE_VALUES
     {
         /* the values are read only now, their loads in flight while the tile looks back and
@@ -436,15 +445,18 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
 #else
     if (tile > 0 && d < RADIX) {
         int j = (int)tile - 1;
+#if !LATE_VALUES
+        seen = status[j * RADIX + d];
+#endif
         for (;;) {
-            status_t s = status[j * RADIX + d];
-            uint flag = ST_FLAG(s);
-            if (!flag)
-                continue;
-            before += ST_COUNT(s);
-            if (flag == ST_PREFIX)
-                break;
-            --j;
+            uint flag = ST_FLAG(seen);
+            if (flag) {
+                before += ST_COUNT(seen);
+                if (flag == ST_PREFIX)
+                    break;
+                --j;
+            }
+            seen = status[j * RADIX + d];
         }
     }
 #endif
