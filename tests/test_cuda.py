@@ -117,6 +117,11 @@ for _t, _items, _vec in (("uint", 16, 4), ("ulong", 8, 2), ("float", 3, 1), ("do
 for _v, _wide, _fallback in ((0, 0, 0), (1, 0, 1), (1, 1, 0)):
     _defines = {"WG": 256, "ITEMS": 15, "KEY_KIND": 2, "WITH_VALUES": _v, "WIDE": _wide, "FALLBACK": _fallback}
     KERNELS.append(("sort/onesweep.cl", {**_defines, "ORDERED": int(not _fallback)}))
+# the tile the tuning database gives NVIDIA GPUs, keys and pairs, as the sort builds it there
+KERNELS += [
+    ("sort/onesweep.cl", {"WG": 256, "ITEMS": 28, "KEY_KIND": 0, "WITH_VALUES": _v, "FALLBACK": 0, "ORDERED": 1})
+    for _v in (0, 1)
+]
 for _t, _vw in (("float", 1), ("float", 4), ("float", 8), ("double", 2)):
     KERNELS.append(("matmul/xgemm.cl", {"T": _t, "MWG": 128, "NWG": 128, "KWG": 16, "VW": _vw, "MIN_GROUPS": 2}))
 # the CPU-shaped variants' kernels build for CUDA too (and run there, slowly)
