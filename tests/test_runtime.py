@@ -584,6 +584,22 @@ def test_inline_queue_can_be_turned_off(env, paired):
     assert int(count) == len(ps.devices())
 
 
+def test_pocl_is_asked_to_pin_its_threads_unless_the_user_said_otherwise():
+    """On a machine of few cores that the process may use whole, parskel sets POCL_AFFINITY=1
+    before OpenCL starts (see opencl._pins_threads); a value the user set stays as it is."""
+    from parskel.runtime.opencl import _pins_threads
+
+    code = "import os, parskel as ps; ps.devices(); print(os.environ.get('POCL_AFFINITY'))"
+    clean = {k: v for k, v in os.environ.items() if k != "POCL_AFFINITY"}
+    usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
+    expected = "1" if usable and _pins_threads(os.cpu_count() or 0, usable, {}) else "None"
+    for env, want in (({}, expected), ({"POCL_AFFINITY": "0"}, "0")):
+        out = subprocess.run(
+            [sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True, check=True
+        )
+        assert out.stdout.strip() == want
+
+
 def test_host_addresses_match_numpys():
     """The fast address of a host array (copies, host buffers) is NumPy's own, for whole arrays,
     views that start inside another, read-only and empty ones."""

@@ -14,7 +14,7 @@ import os
 import re
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -660,6 +660,34 @@ def _ask_pocl_for_inline_devices() -> None:
         os.environ["POCL_DEVICES"] = POCL_DEVICES
 
 
+# PoCL's CPU driver leaves its worker threads to the scheduler, which on a machine of few cores
+# at times wakes two of them on one core: a sort of 2^20 keys on 2 cores (AMD Zen 5, PoCL 3.1)
+# took 1.8 or 3.0 ms from one call to the next, and 1.7-1.8 ms every time with each thread
+# pinned to its core (POCL_AFFINITY=1). Asked for on machines of at most this many cores, where
+# it was measured, and only where the process may use every core (PoCL pins thread i to core i).
+_PIN_CORES = 4
+
+
+def _pins_threads(cores: int, usable: set[int], env: Mapping[str, str]) -> bool:
+    """Whether to ask PoCL to pin its worker threads: the user has not set ``POCL_AFFINITY``
+    in ``env``, the machine has at most :data:`_PIN_CORES` ``cores``, and the process may use
+    every one of them (``usable``, its affinity mask).
+
+    >>> _pins_threads(2, {0, 1}, {}), _pins_threads(16, set(range(16)), {})
+    (True, False)
+    >>> _pins_threads(2, {1}, {}), _pins_threads(2, {0, 1}, {"POCL_AFFINITY": "0"})
+    (False, False)
+    """
+    return "POCL_AFFINITY" not in env and 0 < cores <= _PIN_CORES and usable == set(range(cores))
+
+
+def _ask_pocl_to_pin_threads() -> None:
+    """Set ``POCL_AFFINITY=1`` before OpenCL is first used where :func:`_pins_threads` says so
+    (on Linux: elsewhere PoCL pins nothing)."""
+    if hasattr(os, "sched_getaffinity") and _pins_threads(os.cpu_count() or 0, os.sched_getaffinity(0), os.environ):
+        os.environ["POCL_AFFINITY"] = "1"
+
+
 def _is_inline(platform: Any, handle: Any) -> bool:
     """Whether ``handle`` is a PoCL single-threaded device that parskel asked for (see above)."""
     return (
@@ -697,6 +725,7 @@ class OpenCLBackend(Backend):
         if cl is None:
             return False, f"pyopencl cannot be imported: {_IMPORT_ERROR}"
         _ask_pocl_for_inline_devices()
+        _ask_pocl_to_pin_threads()
         try:
             cl.get_platforms()
         except cl.Error as exc:
