@@ -190,8 +190,6 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     __local uint keys_s[TILE];
 #if !PS_WARP_OPS
     __local ushort rank_s[TILE];
-#endif
-#if !PS_WARP_OPS
     __local uint start_s[RADIX];
 #endif
     __local uint base_s[RADIX];
@@ -319,9 +317,7 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     if (d < RADIX)
         for (uint w = 0; w < WARPS; ++w)
             warp_counts[w * RADIX + d] += start;
-#endif
-
-#if !PS_WARP_OPS
+#else
     if (d < RADIX)
         start_s[d] = start;
 #endif
