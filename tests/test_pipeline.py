@@ -15,6 +15,7 @@ from parskel.algorithms import pipelined as algorithms_pipelined
 from parskel.errors import ArgumentError, DeviceMemoryError, ShapeError
 from parskel.pipeline import Need, Pipeline, budget, chunk_length, parse_bytes, staging, watch
 from parskel.pipeline.budget import MIN_CAP
+from parskel.skeletons.map import Elementwise
 
 CAP = "256KiB"
 SQUARE = "float f(float x) { return x * x; }"
@@ -138,6 +139,44 @@ def test_a_function_of_the_index_that_does_not_fit_is_refused(dev):
 def test_numpy_out_is_checked(dev):
     with pytest.raises(ShapeError, match="out"):
         ps.Map(SQUARE)(np.zeros(10, np.float32), out=np.zeros(9, np.float32))
+    square = ps.Map(SQUARE)
+    square(np.zeros(10, np.float32))  # planned: the next call takes the path without containers
+    with pytest.raises(ShapeError, match="out"):
+        square(np.zeros(10, np.float32), out=np.zeros(10, np.float64))
+
+
+def test_repeated_calls_on_host_arrays_match_numpy(device, rng, monkeypatch):
+    """After a call of its types, a Map or Zip on host arrays runs without containers; every
+    form of call gives what NumPy gives, and no input changes unless it is ``out``."""
+    direct = []
+    run_host = Elementwise._run_host
+    monkeypatch.setattr(Elementwise, "_run_host", lambda self, *args: direct.append(self.name) or run_host(self, *args))
+    with ps.using(device):
+        scaled = ps.Zip("float f(float a, int b, float s) { return s * a - b; }")
+        square = ps.Map(SQUARE)
+        for n in (1, 1000, 70_001):
+            x, y = _frozen(rng.random(n, dtype=np.float32), rng.integers(-9, 9, n).astype(np.int32))
+            for _ in range(3):  # the first call plans; the others go straight to the kernels
+                assert np.array_equal(square(x), x * x)
+                got = scaled(x, y, 2.5)  # (a device may fuse the multiply and the subtraction)
+                assert got.dtype == np.float32
+                np.testing.assert_allclose(got, 2.5 * x.astype(np.float64) - y, rtol=0, atol=4e-6)
+        m = rng.random((37, 41), dtype=np.float32)
+        for _ in range(2):
+            assert np.array_equal(square(m), m * m)
+        # in place, into a fresh out, and into an out that overlaps the input only in part
+        z = rng.random(5000, dtype=np.float32)
+        expected = z * z
+        for _ in range(2):
+            w = z.copy()
+            assert square(w, out=w) is w and np.array_equal(w, expected)
+            out = np.full_like(z, -1)
+            assert square(z, out=out) is out and np.array_equal(out, expected)
+            shifted = z.copy()
+            square(shifted[:-1], out=shifted[1:])
+            assert np.array_equal(shifted[1:], expected[:-1]) and shifted[0] == z[0]
+    # every call but the first of each type and rank, and those into an out overlapping in part
+    assert direct.count("Map") == 17 - 2 - 2 and direct.count("Zip") == 9 - 1, direct
 
 
 # algorithms -----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import numpy as np
 from ..containers.base import Container
 from ..containers.structs import element_c_type, stored_c_type
 from ..errors import ShapeError
-from ..runtime import Device, Kernel
+from ..runtime import Buffer, Device, Kernel
 from ..runtime.memo import remembered
 from ..runtime.traits import aligned, grid_stride_groups
 from . import pipelined
@@ -188,21 +188,49 @@ class Elementwise(Skeleton):
             head.append(result.writable_buffer() if out is not None else result.output_buffer())
         elif out is not None:
             raise ShapeError(f"{self.name}: the user function returns void, so there is no out")
-        shape = shape_like.shape
-        sizes = plan.sizes.get(shape) or remembered(plan.sizes, shape, lambda: _sizes(plan, dev, shape, n))
-        count, extents, first, first_arg, items, vec_items = sizes
-        if vec_items and plan.vec is not None and all([aligned(b, 16) for b in head]):
-            dev.launch(plan.vec, vec_items, plan.group, *head, count, *extents, *args)
-        else:
-            if first and plan.flat is not None:
-                dev.launch(plan.flat, first, plan.group, *head, count, *extents, *args)
-            if items:
-                dev.launch(plan.kernel, items, plan.group, *head, count, *extents, first_arg, *args)
+        _launch(plan, dev, shape_like.shape, n, head, args)
         if result is not None:
             result.mark_device_written()
         if written:
             mark_written(written)
         return result
+
+    def _host_plan(self, dev: Device, xs: Sequence[np.ndarray], extras: tuple[Any, ...]) -> _Plan | None:
+        """The plan of a call on host arrays ``xs`` (one shape) that :meth:`_run_host` can run:
+        one whose types were called before (through containers, which check them and build
+        the kernels) with a result and no container among the extras; else None."""
+        plan = self._plans.get((dev, tuple([x.dtype for x in xs]), xs[0].ndim))
+        if plan is None or plan.out_dtype is None or any(isinstance(v, Container) for v in extras):
+            return None
+        return plan
+
+    def _run_host(
+        self, plan: _Plan, dev: Device, xs: Sequence[np.ndarray], extras: tuple[Any, ...], target: np.ndarray
+    ) -> None:
+        """The call on host arrays ``xs`` into ``target`` (of their shape, and no partial overlap
+        with any), through buffers over the arrays themselves: on a device that shares host
+        memory nothing is copied, and no container is made."""
+        x = xs[0]
+        n = x.size
+        check_size(n, self.name)
+        args = bind_extras(self.fn, extras, dev)[0] if extras or self.fn.extras else []
+        result = dev.host_buffer(target, upload=False)
+        _launch(plan, dev, x.shape, n, [*[dev.host_buffer(a) for a in xs], result], args)
+        dev.download(result, target)
+
+
+def _launch(plan: _Plan, dev: Device, shape: tuple[int, ...], n: int, head: list[Buffer], args: list[Any]) -> None:
+    """The kernels of a call on ``n`` elements of ``shape``: ``head`` holds the inputs' buffers,
+    then the output's (if the function returns a value); ``args`` the extras' kernel arguments."""
+    sizes = plan.sizes.get(shape) or remembered(plan.sizes, shape, lambda: _sizes(plan, dev, shape, n))
+    count, extents, first, first_arg, items, vec_items = sizes
+    if vec_items and plan.vec is not None and all([aligned(b, 16) for b in head]):
+        dev.launch(plan.vec, vec_items, plan.group, *head, count, *extents, *args)
+    else:
+        if first and plan.flat is not None:
+            dev.launch(plan.flat, first, plan.group, *head, count, *extents, *args)
+        if items:
+            dev.launch(plan.kernel, items, plan.group, *head, count, *extents, first_arg, *args)
 
 
 class Map(Elementwise):

@@ -56,6 +56,11 @@ def elementwise(skeleton: Any, arrays: Sequence[Any], extra: tuple[Any, ...], ou
     )
     way = _route(skeleton, [skeleton.fn], dev, n, need, xs, chunkable=out_dtype is not None)
     if way is None:
+        plan = skeleton._host_plan(dev, xs, extra) if n else None
+        if plan is not None and (out is None or not any(_overlap(out, x) for x in xs)):
+            target = _target(out, shape, out_dtype, skeleton.name)
+            skeleton._run_host(plan, dev, xs, extra, target)
+            return target
         result = skeleton(*[_container(x, dev) for x in xs], *extra)
         return None if result is None else _give(result, out, skeleton.name)
     assert out_dtype is not None
@@ -236,6 +241,20 @@ def _route(
         f"{skeleton.name}: {need.total(n)} bytes of device memory do not fit the {way.within.total} allowed "
         f"on {dev.id}, and the call cannot be cut into chunks: {why}"
     )
+
+
+def _overlap(out: Any, x: np.ndarray) -> bool:
+    """Whether ``out`` may share memory with the input ``x`` other than as the very same
+    elements (which an element-wise kernel may write in place).
+
+    >>> x = np.zeros(4)
+    >>> _overlap(x, x), _overlap(x[1:], x[:3]), _overlap(np.zeros(4), x)
+    (False, True, False)
+    """
+    if not isinstance(out, np.ndarray) or not np.may_share_memory(out, x):
+        return False
+    same = out.nbytes == x.nbytes and out.__array_interface__["data"][0] == x.__array_interface__["data"][0]
+    return not same
 
 
 def _host(value: Any, name: str) -> np.ndarray:
