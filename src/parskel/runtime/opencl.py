@@ -663,8 +663,10 @@ def _ask_pocl_for_inline_devices() -> None:
 # PoCL's CPU driver leaves its worker threads to the scheduler, which on a machine of few cores
 # at times wakes two of them on one core: a sort of 2^20 keys on 2 cores (AMD Zen 5, PoCL 3.1)
 # took 1.8 or 3.0 ms from one call to the next, and 1.7-1.8 ms every time with each thread
-# pinned to its core (POCL_AFFINITY=1). Asked for on machines of at most this many cores, where
-# it was measured, and only where the process may use every core (PoCL pins thread i to core i).
+# pinned to its core (POCL_AFFINITY=1). On 16 cores of a Xeon (PoCL 5.0) pinning gained nothing
+# (a sort of 2^24 keys 19.4-19.5 ms pinned, 17.7-19.6 not; sums and maps alike). Asked for on
+# machines of at most this many cores, and only where the process may use every core (PoCL pins
+# thread i to core i).
 _PIN_CORES = 4
 
 
