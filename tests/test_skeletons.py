@@ -335,6 +335,20 @@ def _affine_reference(f: np.ndarray) -> np.ndarray:
     return out
 
 
+def test_a_reduction_result_outlives_the_next_call(device):
+    """The value a Reduce returns is the caller's: the next call of the same skeleton (whose
+    result memory is reused) leaves it as it was, for numbers and for records."""
+    ones, twos = np.zeros(3, AFFINE), np.zeros(3, AFFINE)
+    ones["a"], twos["a"], twos["b"] = 1, 2, 1
+    first = COMPOSE_REDUCE(ps.Vector(ones, device=device))
+    second = COMPOSE_REDUCE(ps.Vector(twos, device=device))
+    assert (first["a"], first["b"]) == (1, 0) and (second["a"], second["b"]) == (8, 7)
+    add = ADDS[np.int32]
+    a = add(ps.Vector(np.arange(10, dtype=np.int32), device=device))
+    b = add(ps.Vector(np.ones(10, dtype=np.int32), device=device))
+    assert (a, b) == (45, 10)
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n=st.one_of(st.sampled_from([0, 1, 2, 1024, 1025]), st.integers(0, 5000)))
 def test_non_commutative_struct_scan_matches_a_sequential_loop(device, n):
