@@ -60,7 +60,8 @@ def test_sweep_of_skeletons_records_every_case(device):
     assert families == {"reduce", *SKELETON_FAMILIES}
     # each skeleton with C user functions and with the same ones in Python, both checked
     measured = {(r.family, r.subject) for r in results if r.kind == "variant" and r.status == "ok"}
-    named = {"reduce": "reduce", "skeletons.map": "map", "skeletons.polynomial": "map", "skeletons.scan": "scan"}
+    named = {"reduce": "reduce", "skeletons.map": "map", "skeletons.zip": "zip", "skeletons.scan": "scan"}
+    named["skeletons.polynomial"] = "map"
     for family, name in named.items():
         assert {(family, f"skeleton_{name}"), (family, f"skeleton_{name}_python")} <= measured
     for r in results:

@@ -133,6 +133,10 @@ def _floats(n: int, rng: np.random.Generator) -> Inputs:
     return (rng.random(n, dtype=np.float32),)
 
 
+def _float_pairs(n: int, rng: np.random.Generator) -> Inputs:
+    return rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+
+
 #: The degree-8 polynomial of ``skeletons.polynomial``, highest power first: 1 - x/2 + x^2/3 - ...
 #: + x^8/9 (the series of ln(1 + x) / x), which stays between 0.69 and 1 on [0, 1).
 POLYNOMIAL = (0.111111111, -0.125, 0.142857143, -0.166666667, 0.2, -0.25, 0.333333333, -0.5, 1.0)
@@ -221,6 +225,18 @@ CASES: dict[str, Case] = {
         work=lambda n: 8.0 * n,
         make=_floats,
         reference=lambda i: i[0] * i[0],
+        check=close(1e-6),
+        quick_sizes=POW2_QUICK,
+        full_sizes=POW2_FULL,
+    ),
+    "skeletons.zip": Case(
+        family="skeletons.zip",
+        summary="Zip x, y -> x * y over float32 (seed 004)",
+        metric="GB/s",
+        scale=1e9,
+        work=lambda n: 12.0 * n,
+        make=_float_pairs,
+        reference=lambda i: i[0] * i[1],
         check=close(1e-6),
         quick_sizes=POW2_QUICK,
         full_sizes=POW2_FULL,
@@ -599,7 +615,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "scan": ("scan",),
     "sort": ("sort",),
     "reduce": ("reduce",),
-    "skeletons": ("skeletons.map", "skeletons.polynomial", "skeletons.mapreduce", "skeletons.scan"),
+    "skeletons": ("skeletons.map", "skeletons.zip", "skeletons.polynomial", "skeletons.mapreduce", "skeletons.scan"),
 }
 CASES.update(OVERHEAD)
 GROUPS["overhead"] = tuple(OVERHEAD)

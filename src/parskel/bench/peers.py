@@ -29,6 +29,7 @@ _NUMPY: dict[str, dict[str, Callable[..., Any]]] = {
     "sort": {"numpy_sort": np.sort},
     "reduce": {"numpy_sum": np.sum},
     "skeletons.map": {"numpy_multiply": lambda x: np.multiply(x, x)},
+    "skeletons.zip": {"numpy_multiply": np.multiply},
     "skeletons.polynomial": {"numpy_horner": horner},
     "skeletons.mapreduce": {"numpy_dot": lambda x: np.dot(x, x)},
     "skeletons.scan": {"numpy_cumsum": exclusive_cumsum},
@@ -245,9 +246,14 @@ def _torch_square(x: np.ndarray) -> tuple[np.ndarray, Timing]:
     return _torch_timed((x,), lambda d: d * d)
 
 
+def _torch_multiply(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, Timing]:
+    return _torch_timed((x, y), lambda d, e: d * e)
+
+
 _TORCH: dict[str, dict[str, Callable[..., tuple[Any, Timing]]]] = {
     "matmul": {"torch_matmul": _torch_matmul},
     "skeletons.map": {"torch_multiply": _torch_square},
+    "skeletons.zip": {"torch_multiply": _torch_multiply},
     "scan": {"torch_cumsum": _torch_scan},
     "sort": {"torch_sort": _torch_sort},
     "reduce": {"torch_sum": _torch_sum},

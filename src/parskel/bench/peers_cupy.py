@@ -107,6 +107,11 @@ def square(x: np.ndarray) -> tuple[np.ndarray, Timing]:
     return timed((x,), lambda d: d * d)
 
 
+def multiply(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, Timing]:
+    """``x * y`` element-wise (the Zip of the benchmarks)."""
+    return timed((x, y), lambda d, e: d * e)
+
+
 def polynomial(x: np.ndarray) -> tuple[np.ndarray, Timing]:
     """The benchmarks' degree-8 polynomial by Horner's rule, one CuPy operation at a time."""
     return timed((x,), horner)
@@ -115,6 +120,7 @@ def polynomial(x: np.ndarray) -> tuple[np.ndarray, Timing]:
 PEERS: dict[str, dict[str, Peer]] = {
     "matmul": {"cupy_matmul": matmul},
     "skeletons.map": {"cupy_multiply": square},
+    "skeletons.zip": {"cupy_multiply": multiply},
     "skeletons.polynomial": {"cupy_horner": polynomial},
     "scan": {"cupy_cumsum": scan},
     "sort": {"cupy_sort": sort},

@@ -36,6 +36,7 @@ WORK: dict[str, Work] = {
     "sort": Work(lambda n: 8.0 * n, None, "bandwidth"),
     "reduce": Work(lambda n: 4.0 * n, float, "bandwidth"),
     "skeletons.map": Work(lambda n: 8.0 * n, float, "bandwidth"),
+    "skeletons.zip": Work(lambda n: 12.0 * n, float, "bandwidth"),
     "skeletons.polynomial": Work(lambda n: 8.0 * n, lambda n: 16.0 * n, "bandwidth"),
     "skeletons.mapreduce": Work(lambda n: 4.0 * n, lambda n: 2.0 * n, "bandwidth"),
     "skeletons.scan": Work(lambda n: 8.0 * n, float, "bandwidth"),

@@ -132,6 +132,7 @@ def variant_subjects(family: str, device: Device, wanted: set[str] | None, notes
 _SQUARE = "float square(float x) { return x * x; }"
 _FADD = "float add(float a, float b) { return a + b; }"
 _IADD = "int add(int a, int b) { return a + b; }"
+_FMUL = "float mul(float x, float y) { return x * y; }"
 
 
 def _horner_c(coefficients: tuple[float, ...]) -> str:
@@ -167,8 +168,12 @@ def _add(a: Any, b: Any) -> Any:
     return a + b
 
 
+def _mul(x: Any, y: Any) -> Any:
+    return x * y
+
+
 def _skeleton(
-    device: Device, make: Callable[[Any], Any], apply: Callable[[Any, Any, np.ndarray], Any]
+    device: Device, make: Callable[[Any], Any], apply: Callable[[Any, Any, Inputs], Any]
 ) -> tuple[Callable[[Inputs], tuple[Any, Timing]], Callable[[Inputs], tuple[Any, float]]]:
     """A timed call that builds the skeleton on first use (so its compile lands in the first
     call), and the same call unrecorded (:func:`unrecorded`)."""
@@ -179,30 +184,32 @@ def _skeleton(
     def applied(inputs: Inputs) -> Any:
         if not built:
             built.append(make(ps))
-        return apply(ps, built[0], inputs[0])
+        return apply(ps, built[0], inputs)
 
     return recorded_call(device, applied), unrecorded(device, applied)
 
 
-def _scan_values(ps: Any, skeleton: Any, x: np.ndarray) -> np.ndarray:
-    values, _total = skeleton(ps.Vector(x, copy=False))
+def _scan_values(ps: Any, skeleton: Any, inputs: Inputs) -> np.ndarray:
+    values, _total = skeleton(ps.Vector(inputs[0], copy=False))
     return values.numpy()
 
 
-def _reduced(ps: Any, s: Any, x: np.ndarray) -> Any:
-    return s(ps.Vector(x, copy=False))
+def _reduced(ps: Any, s: Any, inputs: Inputs) -> Any:
+    return s(ps.Vector(inputs[0], copy=False))
 
 
-def _mapped(ps: Any, s: Any, x: np.ndarray) -> Any:
-    return s(ps.Vector(x, copy=False)).numpy()
+def _mapped(ps: Any, s: Any, inputs: Inputs) -> Any:
+    """Map or Zip of the inputs, each borrowed by a Vector, read back."""
+    return s(*[ps.Vector(x, copy=False) for x in inputs]).numpy()
 
 
 Make = Callable[[Any], Any]
 # family: (skeleton, made with C user functions, made with Python ones, how it is called)
-_SKELETONS: dict[str, tuple[str, Make, Make, Callable[[Any, Any, np.ndarray], Any]]] = {
+_SKELETONS: dict[str, tuple[str, Make, Make, Callable[[Any, Any, Inputs], Any]]] = {
     "reduce": ("Reduce", lambda ps: ps.Reduce(_FADD, identity=0), lambda ps: ps.Reduce(_add, identity=0), _reduced),
     "skeletons.map": ("Map", lambda ps: ps.Map(_SQUARE), lambda ps: ps.Map(_square), _mapped),
     "skeletons.polynomial": ("Map", lambda ps: ps.Map(_POLYNOMIAL), lambda ps: ps.Map(_polynomial), _mapped),
+    "skeletons.zip": ("Zip", lambda ps: ps.Zip(_FMUL), lambda ps: ps.Zip(_mul), _mapped),
     "skeletons.mapreduce": (
         "MapReduce",
         lambda ps: ps.MapReduce(_SQUARE, _FADD, identity=0),
