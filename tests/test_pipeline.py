@@ -16,6 +16,7 @@ from parskel.errors import ArgumentError, DeviceMemoryError, ShapeError
 from parskel.pipeline import Need, Pipeline, budget, chunk_length, parse_bytes, staging, watch
 from parskel.pipeline.budget import MIN_CAP
 from parskel.skeletons.map import Elementwise
+from parskel.skeletons.reduce import Reduction
 
 CAP = "256KiB"
 SQUARE = "float f(float x) { return x * x; }"
@@ -177,6 +178,29 @@ def test_repeated_calls_on_host_arrays_match_numpy(device, rng, monkeypatch):
             assert np.array_equal(shifted[1:], expected[:-1]) and shifted[0] == z[0]
     # every call but the first of each type and rank, and those into an out overlapping in part
     assert direct.count("Map") == 17 - 2 - 2 and direct.count("Zip") == 9 - 1, direct
+
+
+def test_repeated_reductions_of_host_arrays_match_numpy(device, rng, monkeypatch):
+    """After a reduction of its types, a Reduce or MapReduce of a host array goes straight to
+    its kernel; each result equals NumPy's, and an extra that is a container still works."""
+    planned = []
+    host_plan = Reduction._host_plan
+    monkeypatch.setattr(Reduction, "_host_plan", lambda self, *args: planned.append(p := host_plan(self, *args)) or p)
+    with ps.using(device):
+        total = ps.Reduce(IADD, identity=0)
+        scaled = ps.MapReduce("int f(int x, int s) { return s * x; }", IADD, identity=0)
+        for n in (1, 999, 50_000):
+            x = _frozen(rng.integers(-1000, 1000, n).astype(np.int32))[0]
+            for _ in range(3):
+                assert total(x) == x.sum() and scaled(x, 3) == 3 * x.sum()
+        m = rng.integers(0, 10, (40, 30)).astype(np.int32)
+        for _ in range(2):
+            assert total(m) == m.sum()
+        empty = np.zeros(0, np.int32)
+        assert total(empty) == 0 and total(empty) == 0
+    found = [p is not None for p in planned]
+    # every call but the first of each type and rank (the empty ones never ask)
+    assert found.count(True) == 2 * 9 - 2 + 1 and found.count(False) == 3, found
 
 
 # algorithms -----------------------------------------------------------------------------------

@@ -95,6 +95,11 @@ def reduction(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Container | No
     functions = [f for f in (skeleton.mapper, skeleton.op) if f is not None]
     way = _route(skeleton, functions, dev, n, need, [x])
     if way is None:
+        if out is None and n:  # a call of types reduced before: straight to the kernel
+            src = dev.host_buffer(x)
+            plan = skeleton._host_plan(dev, x, src, extra)
+            if plan is not None:
+                return skeleton._launch(plan, dev, src, x.shape, extra, None)
         return skeleton(_container(x, dev), *extra, out=out)
     flat = x.reshape(-1)
     pipe = Pipeline(dev, skeleton.name, staged=way.staged)

@@ -5,6 +5,7 @@ Kernel template: ``kernels/skeletons/reduce.cl`` (shared with MapReduce)."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -108,6 +109,7 @@ def operator(source: UserSource, skeleton: str, role: str = "reduce") -> tuple[U
 class _Plan:
     kernel: Kernel
     group: int
+    items: int  # elements a work-item reads per step (see load_shape)
     groups: int  # the most work-groups a launch uses
     identity: Buffer
     partials: Buffer  # one value per work-group
@@ -198,6 +200,7 @@ class Reduction(Skeleton):
         return _Plan(
             program.kernel("ps_reduce"),
             group,
+            items,
             groups,
             ident,
             dev.alloc(groups * self.dtype.itemsize),
@@ -218,15 +221,6 @@ class Reduction(Skeleton):
         src = a.to_device()
         vec_ok = aligned(src, 16)
         plan = self._plan((dev, a.dtype, a.ndim, vec_ok), lambda: self._build(dev, a, vec_ok))
-        n = a.size
-        check_size(n, self.name)
-        if self.mapper is None:
-            args, written = bind_extras(self.op, extra, dev)
-        else:
-            k = len(self.mapper.extras)
-            margs, mwritten = bind_extras(self.mapper, extra[:k], dev)
-            op_args, owritten = bind_extras(self.op, extra[k:], dev)
-            args, written = margs + op_args, mwritten + owritten
         if out is not None:
             check_container(out, f"{self.name}: out", dev)
             if out.size != 1 or out.dtype != self.dtype:
@@ -235,14 +229,38 @@ class Reduction(Skeleton):
                 )
             if out is a:
                 raise ShapeError(f"{self.name}: out must not be the input")
+        return self._launch(plan, dev, src, a.shape, extra, out)
+
+    def _host_plan(self, dev: Device, x: np.ndarray, src: Buffer, extra: tuple[Any, ...]) -> _Plan | None:
+        """The plan of a reduction of the host array ``x`` (read through ``src``) that
+        :meth:`_launch` can run at once: one whose types were reduced before (through a
+        container, which checks them and builds the kernel), with no container among the
+        extras; else None."""
+        if any(isinstance(v, Container) for v in extra):
+            return None
+        return self._plans.get((dev, x.dtype, x.ndim, aligned(src, 16)))
+
+    def _launch(
+        self, plan: _Plan, dev: Device, src: Buffer, shape: tuple[int, ...], extra: tuple[Any, ...], out: Any
+    ) -> Any:
+        """The reduction of ``src`` (elements of ``shape``) into ``out``, a checked one-element
+        container, or else into the plan's result, read back as a NumPy scalar."""
+        n = math.prod(shape)
+        check_size(n, self.name)
+        if self.mapper is None:
+            args, written = bind_extras(self.op, extra, dev)
+        else:
+            k = len(self.mapper.extras)
+            margs, mwritten = bind_extras(self.mapper, extra[:k], dev)
+            op_args, owritten = bind_extras(self.op, extra[k:], dev)
+            args, written = margs + op_args, mwritten + owritten
         target = out.output_buffer() if out is not None else plan.result
         if n == 0:
             dev.copy(target, plan.identity, self.dtype.itemsize)
         else:
             L = plan.group
-            per_group = L * load_shape(a.dtype, vec_ok)[0]
-            groups = min(-(-n // per_group), plan.groups)
-            cols = a.shape[-1] if a.ndim == 2 else 1
+            groups = min(-(-n // (L * plan.items)), plan.groups)
+            cols = shape[-1] if len(shape) == 2 else 1
             dev.launch(
                 plan.kernel,
                 groups * L,
