@@ -143,6 +143,11 @@ def scan(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Any) -> tuple[np.nd
     need = Need(per_element=2.02 * item, largest_per_element=item, fixed=REDUCTION_FIXED)
     way = _route(skeleton, [skeleton.op], dev, n, need, [x])
     if way is None:
+        if n and skeleton._plans and (out is None or not _overlap(out, x)):  # straight to the kernels
+            target = _target(out, x.shape, skeleton.dtype, skeleton.name)
+            total = skeleton.run_host(dev, x, extra, target)
+            if total is not None:
+                return target, total
         result, total = skeleton(_container(x, dev), *extra)
         return _give(result, out, skeleton.name), total
     target = _target(out, x.shape, skeleton.dtype, skeleton.name, dev if way.staged else None)

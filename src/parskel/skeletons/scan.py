@@ -147,6 +147,22 @@ class Scan(Skeleton):
         device.download(buffer, host, offset=offset)
         return host[0]
 
+    def run_host(self, dev: Device, x: np.ndarray, extra: tuple[Any, ...], target: np.ndarray) -> Any | None:
+        """The scan of the host array ``x`` into ``target`` (its shape, and no partial overlap),
+        through buffers over the arrays, and its total; None, with nothing run, where no scan
+        of these types has been planned yet (the first goes through containers, which check
+        the types and build the kernels) or an extra is a container."""
+        if x.dtype != self.dtype or any(isinstance(v, Container) for v in extra):
+            return None
+        src, dst = dev.host_buffer(x), dev.host_buffer(target, upload=False)
+        plan = self._plans.get((dev, aligned(src, 16) and aligned(dst, 16)))
+        if plan is None:
+            return None
+        check_size(x.size, self.name)
+        total, offset = self._scan(dev, plan, src, dst, x.size, bind_extras(self.op, extra, dev)[0])
+        dev.download(dst, target)
+        return self.total(dev, total, offset)
+
     def enqueue(self, a: Container, extra: tuple[Any, ...] = (), out: Any = None) -> tuple[Container, Buffer, int]:
         """The scan of a container, enqueued: the result, and the buffer and byte offset of the
         total, not yet read (a distributed scan reads every part's once all are enqueued)."""
