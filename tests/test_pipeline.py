@@ -209,8 +209,8 @@ def test_repeated_scans_of_host_arrays_match_numpy(device, rng, monkeypatch, inc
     """After a scan of its types, a Scan of a host array runs on buffers over the arrays; its
     values and total equal NumPy's, into a new array, into ``out=`` and in place."""
     direct = []
-    run_host = Scan.run_host
-    monkeypatch.setattr(Scan, "run_host", lambda self, *args: direct.append(t := run_host(self, *args)) or t)
+    run_host = Scan._run_host
+    monkeypatch.setattr(Scan, "_run_host", lambda self, *args: direct.append(t := run_host(self, *args)) or t)
     with ps.using(device):
         scan = ps.Scan(IADD, identity=0, inclusive=inclusive)
         for n in (1, 777, 60_001):

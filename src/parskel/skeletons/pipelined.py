@@ -145,7 +145,7 @@ def scan(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Any) -> tuple[np.nd
     if way is None:
         if n and skeleton._plans and (out is None or not _overlap(out, x)):  # straight to the kernels
             target = _target(out, x.shape, skeleton.dtype, skeleton.name)
-            total = skeleton.run_host(dev, x, extra, target)
+            total = skeleton._run_host(dev, x, extra, target)
             if total is not None:
                 return target, total
         result, total = skeleton(_container(x, dev), *extra)

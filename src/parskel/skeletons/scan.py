@@ -147,7 +147,7 @@ class Scan(Skeleton):
         device.download(buffer, host, offset=offset)
         return host[0]
 
-    def run_host(self, dev: Device, x: np.ndarray, extra: tuple[Any, ...], target: np.ndarray) -> Any | None:
+    def _run_host(self, dev: Device, x: np.ndarray, extra: tuple[Any, ...], target: np.ndarray) -> Any | None:
         """The scan of the host array ``x`` into ``target`` (its shape, and no partial overlap),
         through buffers over the arrays, and its total; None, with nothing run, where no scan
         of these types has been planned yet (the first goes through containers, which check
