@@ -181,6 +181,19 @@ def test_repeated_calls_on_host_arrays_match_numpy(device, rng, monkeypatch):
     assert direct.count("Map") == 17 - 2 - 2 and direct.count("Zip") == 9 - 1, direct
 
 
+def test_repeated_calls_with_a_container_extra_write_it(device, rng):
+    """A call on host arrays whose extra is a container goes through containers every time: the
+    container the user function writes shows the writes (on a GPU its host copy would be stale
+    if the kernels ran without the containers' bookkeeping)."""
+    with ps.using(device):
+        mark = ps.Map("float f(float x, ps_index i, __global float *seen) { seen[i] = x + 1; return 2 * x; }")
+        x = rng.random(1000, dtype=np.float32)
+        for _ in range(3):
+            seen = ps.Vector(np.zeros(1000, np.float32))
+            assert np.array_equal(mark(x, seen), 2 * x)
+            assert np.array_equal(seen.numpy(), x + 1)
+
+
 def test_repeated_reductions_of_host_arrays_match_numpy(device, rng, monkeypatch):
     """After a reduction of its types, a Reduce or MapReduce of a host array goes straight to
     its kernel; each result equals NumPy's, and an extra that is a container still works."""
