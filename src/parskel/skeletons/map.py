@@ -195,14 +195,12 @@ class Elementwise(Skeleton):
             mark_written(written)
         return result
 
-    def _host_plan(self, dev: Device, xs: Sequence[np.ndarray], extras: tuple[Any, ...]) -> _Plan | None:
+    def _host_plan(self, dev: Device, xs: Sequence[np.ndarray]) -> _Plan | None:
         """The plan of a call on host arrays ``xs`` (one shape) that :meth:`_run_host` can run:
         one whose types were called before (through containers, which check them and build
-        the kernels) with a result and no container among the extras; else None."""
+        the kernels), with a result; else None."""
         plan = self._plans.get((dev, tuple([x.dtype for x in xs]), xs[0].ndim))
-        if plan is None or plan.out_dtype is None or any(isinstance(v, Container) for v in extras):
-            return None
-        return plan
+        return None if plan is None or plan.out_dtype is None else plan
 
     def _run_host(
         self, plan: _Plan, dev: Device, xs: Sequence[np.ndarray], extras: tuple[Any, ...], target: np.ndarray

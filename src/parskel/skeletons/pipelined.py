@@ -56,7 +56,7 @@ def elementwise(skeleton: Any, arrays: Sequence[Any], extra: tuple[Any, ...], ou
     )
     way = _route(skeleton, [skeleton.fn], dev, n, need, xs, chunkable=out_dtype is not None)
     if way is None:
-        plan = skeleton._host_plan(dev, xs, extra) if n else None
+        plan = skeleton._host_plan(dev, xs) if n and _scalar_extras(extra) else None
         if plan is not None and (out is None or not any(_overlap(out, x) for x in xs)):
             target = _target(out, shape, out_dtype, skeleton.name)
             skeleton._run_host(plan, dev, xs, extra, target)
@@ -95,9 +95,9 @@ def reduction(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Container | No
     functions = [f for f in (skeleton.mapper, skeleton.op) if f is not None]
     way = _route(skeleton, functions, dev, n, need, [x])
     if way is None:
-        if out is None and n:  # a call of types reduced before: straight to the kernel
+        if out is None and n and _scalar_extras(extra):  # types reduced before: straight to the kernel
             src = dev.host_buffer(x)
-            plan = skeleton._host_plan(dev, x, src, extra)
+            plan = skeleton._host_plan(dev, x, src)
             if plan is not None:
                 return skeleton._launch(plan, dev, src, x.shape, extra, None)
         return skeleton(_container(x, dev), *extra, out=out)
@@ -143,7 +143,7 @@ def scan(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Any) -> tuple[np.nd
     need = Need(per_element=2.02 * item, largest_per_element=item, fixed=REDUCTION_FIXED)
     way = _route(skeleton, [skeleton.op], dev, n, need, [x])
     if way is None:
-        if n and skeleton._plans and (out is None or not _overlap(out, x)):  # straight to the kernels
+        if n and skeleton._plans and _scalar_extras(extra) and (out is None or not _overlap(out, x)):  # planned
             target = _target(out, x.shape, skeleton.dtype, skeleton.name)
             total = skeleton._run_host(dev, x, extra, target)
             if total is not None:
@@ -251,6 +251,13 @@ def _route(
         f"{skeleton.name}: {need.total(n)} bytes of device memory do not fit the {way.within.total} allowed "
         f"on {dev.id}, and the call cannot be cut into chunks: {why}"
     )
+
+
+def _scalar_extras(extra: Sequence[Any]) -> bool:
+    """Whether a call in one piece on host arrays may go straight to the kernels of a plan made
+    before: no extra argument is a container (which the call would run beside, on its device,
+    and which the kernels may write), so none needs the containers' checks and bookkeeping."""
+    return not any(isinstance(value, Container) for value in extra)
 
 
 def _overlap(out: Any, x: np.ndarray) -> bool:

@@ -231,13 +231,10 @@ class Reduction(Skeleton):
                 raise ShapeError(f"{self.name}: out must not be the input")
         return self._launch(plan, dev, src, a.shape, extra, out)
 
-    def _host_plan(self, dev: Device, x: np.ndarray, src: Buffer, extra: tuple[Any, ...]) -> _Plan | None:
+    def _host_plan(self, dev: Device, x: np.ndarray, src: Buffer) -> _Plan | None:
         """The plan of a reduction of the host array ``x`` (read through ``src``) that
         :meth:`_launch` can run at once: one whose types were reduced before (through a
-        container, which checks them and builds the kernel), with no container among the
-        extras; else None."""
-        if any(isinstance(v, Container) for v in extra):
-            return None
+        container, which checks them and builds the kernel); else None."""
         return self._plans.get((dev, x.dtype, x.ndim, aligned(src, 16)))
 
     def _launch(

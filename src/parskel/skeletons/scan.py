@@ -151,8 +151,8 @@ class Scan(Skeleton):
         """The scan of the host array ``x`` into ``target`` (its shape, and no partial overlap),
         through buffers over the arrays, and its total; None, with nothing run, where no scan
         of these types has been planned yet (the first goes through containers, which check
-        the types and build the kernels) or an extra is a container."""
-        if x.dtype != self.dtype or any(isinstance(v, Container) for v in extra):
+        the types and build the kernels)."""
+        if x.dtype != self.dtype:
             return None
         src, dst = dev.host_buffer(x), dev.host_buffer(target, upload=False)
         plan = self._plans.get((dev, aligned(src, 16) and aligned(dst, 16)))
