@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 import parskel as ps
-from parskel.errors import DTypeError, LaunchError, ShapeError
+from parskel.algorithms import registry, scans, sorts
+from parskel.errors import DeviceMemoryError, DTypeError, LaunchError, ShapeError
 from parskel.runtime.arrays import is_device_array
 from parskel.runtime.cuda import _OPTIONS, cuda_source
 from parskel.runtime.sources import Source
@@ -315,6 +316,85 @@ def test_cupy_array_sorts_on_its_gpu_without_host_copies(cuda, rng) -> None:
     assert isinstance(result, cupy.ndarray) and result.device.id == cuda.index
     np.testing.assert_array_equal(result.get(), np.sort(keys))
     np.testing.assert_array_equal(x.get(), keys)  # the input is untouched
+
+
+def _counting_dispatch(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The families of the dispatches made from now on, in order."""
+    made: list[str] = []
+    real = registry.dispatch
+
+    def counted(family, *args, **kwargs):
+        made.append(family)
+        return real(family, *args, **kwargs)
+
+    monkeypatch.setattr(registry, "dispatch", counted)
+    return made
+
+
+def test_repeated_calls_on_cupy_arrays_run_what_the_first_call_chose(cuda, rng, monkeypatch) -> None:
+    """A call of a signature seen before (parskel.algorithms.recall) skips the dispatch and
+    still sorts and scans each new array right, leaving it as it was."""
+    cupy = _cupy()
+    made = _counting_dispatch(monkeypatch)
+    n = 70_001
+    for _ in range(3):
+        keys = random_keys(rng, np.uint32, n)
+        payload = rng.permutation(n).astype(np.int32)
+        numbers = rng.integers(-1000, 1000, n).astype(np.int32)
+        k, v, x = cupy.asarray(keys), cupy.asarray(payload), cupy.asarray(numbers)
+        np.testing.assert_array_equal(ps.sort(k).get(), np.sort(keys))
+        got_keys, got_values = ps.sort(k, v)
+        order = np.argsort(keys, kind="stable")
+        np.testing.assert_array_equal(got_keys.get(), keys[order])
+        np.testing.assert_array_equal(got_values.get(), payload[order])
+        np.testing.assert_array_equal(ps.scan(x, inclusive=True).get(), np.cumsum(numbers, dtype=np.int32))
+        np.testing.assert_array_equal(ps.scan(x).get(), np.cumsum(numbers, dtype=np.int32) - numbers)
+        np.testing.assert_array_equal(k.get(), keys)
+        np.testing.assert_array_equal(v.get(), payload)
+        np.testing.assert_array_equal(x.get(), numbers)
+    assert made == ["sort", "sort", "scan", "scan"]  # keys, pairs; inclusive, exclusive: once each
+    # another length, dtype or argument is another signature
+    floats = rng.standard_normal(n + 1).astype(np.float32)
+    np.testing.assert_array_equal(ps.sort(cupy.asarray(floats)).get(), np.sort(floats))
+    bits = floats.view(np.uint32)
+    np.testing.assert_array_equal(ps.sort(cupy.asarray(bits)).get(), np.sort(bits))
+    np.testing.assert_allclose(
+        ps.scan(cupy.asarray(floats), inclusive=True).get(), np.cumsum(floats), rtol=1e-4, atol=1e-3
+    )
+    assert made[4:] == ["sort", "sort", "scan"]
+    # a strided view is copied to be read: the whole way each time
+    strided = cupy.asarray(numbers)[::2]
+    for _ in range(2):
+        np.testing.assert_array_equal(ps.scan(strided, inclusive=True).get(), np.cumsum(numbers[::2], dtype=np.int32))
+    assert made[7:] == ["scan", "scan"]
+    # new preferences may choose another variant: the whole way again
+    registry.reload_preferences()
+    np.testing.assert_array_equal(ps.scan(x).get(), np.cumsum(numbers, dtype=np.int32) - numbers)
+    assert made[9:] == ["scan"]
+
+
+def test_a_remembered_call_that_fails_goes_the_whole_way(cuda, rng, monkeypatch) -> None:
+    """Where what a call remembered fails as a variant may (out of memory, here), the call
+    forgets it and dispatches again, which tries the variants."""
+    cupy = _cupy()
+    keys = random_keys(rng, np.uint32, 5_003)
+    numbers = rng.integers(-9, 9, 5_003).astype(np.int32)
+    k, x = cupy.asarray(keys), cupy.asarray(numbers)
+    for module in (sorts, scans):
+        monkeypatch.setattr(module._RECALL, "_plans", {})
+    ps.sort(k), ps.scan(x)
+
+    def failing(*args):
+        raise DeviceMemoryError("out of device memory (a test)")
+
+    for module in (sorts, scans):
+        ((key, (stamp, _)),) = module._RECALL._plans.items()
+        module._RECALL._plans[key] = (stamp, failing)
+    made = _counting_dispatch(monkeypatch)
+    np.testing.assert_array_equal(ps.sort(k).get(), np.sort(keys))
+    np.testing.assert_array_equal(ps.scan(x).get(), np.cumsum(numbers) - numbers)
+    np.testing.assert_array_equal(ps.sort(k).get(), np.sort(keys))
+    assert made == ["sort", "scan"]
 
 
 def test_torch_tensor_sorts_and_scans_into_tensors(cuda, rng, no_host_copies) -> None:

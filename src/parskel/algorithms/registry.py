@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from ..errors import BuildError, DeviceMemoryError, LaunchError, VariantError
 from ..runtime import Device
-from ..runtime.memo import remembered
+from ..runtime.memo import choices_changed, remembered
 from ..tune.database import lookup, ordered
 
 R = TypeVar("R")
@@ -134,6 +134,7 @@ def register(variant: Variant) -> Variant:
     if variant.name in family:
         raise ValueError(f"variant {variant.family}/{variant.name} is registered twice")
     family[variant.name] = variant
+    choices_changed()
     return variant
 
 
@@ -168,6 +169,7 @@ def _preferences() -> dict[str, dict[str, list[str]]]:
 def reload_preferences() -> None:
     """Read ``preferred.json`` again at the next lookup (``parskel tune --write-defaults`` rewrites it)."""
     _preferences.cache_clear()
+    choices_changed()
 
 
 def table_order(family: str, device: Device) -> tuple[list[str], list[str]]:
@@ -230,7 +232,8 @@ def fit(
     return variant.fitted(device, params, context)
 
 
-_RECOVERABLE = (VariantError, LaunchError, BuildError, DeviceMemoryError)
+#: the errors of a variant after which a dispatch tries the next one
+RECOVERABLE = (VariantError, LaunchError, BuildError, DeviceMemoryError)
 
 
 def _untuned(
@@ -281,7 +284,7 @@ def dispatch(
         try:
             with device.current():  # a variant's new device arrays go where its operands are
                 return _tried(call, candidate, values, untuned, device)
-        except _RECOVERABLE as exc:
+        except RECOVERABLE as exc:
             errors.append(f"{candidate.name}: {exc}")
             failures.append(exc)
     message = f"no {family} variant can run on {device.id}:\n  " + "\n  ".join(errors)

@@ -33,6 +33,7 @@ from ..runtime.traits import built_within, group_within
 from . import registry
 from .axes import normalized, to_rows
 from .operands import prepare
+from .recall import Recall, call_key, runs_on
 from .registry import Param, Requirement, Variant, register
 from .segmented import result_dtype, scan_rows
 
@@ -120,6 +121,13 @@ def scan(
            [4, 6]])
     """
     inclusive = boolean(inclusive, "scan: inclusive")
+    key = call_key([x], (axis, dtype, inclusive, variant, device, max_device_memory), params)
+    plan = _RECALL.plan(key)
+    if plan is not None:  # a CuPy array of a signature seen before: what that call ran
+        try:
+            return plan(x)
+        except registry.RECOVERABLE:
+            _RECALL.forget(key)  # the whole way tries the variants again
     placed = getattr(x, "distribution", None)
     if placed is not None:  # a distributed container (parskel.dist): scanned part by part
         return placed.scan(
@@ -143,9 +151,45 @@ def scan(
         done = in_chunks(dev, arr, inclusive, variant, params, max_device_memory)
         if done is not None:
             return done
-    run = lambda v, p: v.run(dev, arr, inclusive=inclusive, **p)
+    ran: list[tuple[Variant, dict[str, int]]] = []
+
+    def run(chosen: Variant, values: dict[str, int]) -> Any:
+        result = chosen.run(dev, arr, inclusive=inclusive, **values)
+        ran.append((chosen, values))
+        return result
+
     context = {"n": arr.size, "itemsize": arr.dtype.itemsize}
-    return returned(registry.dispatch("scan", dev, variant, params, run, context))
+    result = registry.dispatch("scan", dev, variant, params, run, context)
+    if key is not None and ran and runs_on(dev):
+        _RECALL.keep(key, _planned(dev, *ran[-1], inclusive, kernel_dtype(arr.dtype, dev)))
+    return returned(result)
+
+
+_RECALL = Recall()
+
+
+def _planned(
+    device: Device, chosen: Variant, values: dict[str, int], inclusive: bool, kt: np.dtype
+) -> Callable[[Any], Any]:
+    """The scan of a CuPy array as a call with ``chosen`` and ``values`` ran it (see
+    :mod:`parskel.algorithms.recall`): the variant's enqueue from the array into a new one."""
+    if not scans_buffers(chosen.name):
+        return lambda x: chosen.run(device, x, inclusive=inclusive, **values)
+    enqueue = _ENQUEUE[chosen.name]
+
+    def plan(x: Any) -> Any:
+        with device.current():
+            return _on_device(device, enqueue, x, kt, inclusive, values)
+
+    return plan
+
+
+def _on_device(device: Device, enqueue: Enqueue, x: Any, kt: np.dtype, inclusive: bool, values: dict[str, int]) -> Any:
+    """The scan of the CUDA array ``x`` into a new one, read where it is: no copies."""
+    out = empty_like(x)
+    if x.size:
+        enqueue(device, device.wrap(x)[0], device.wrap(out)[0], x.size, kt, inclusive, **values)
+    return out
 
 
 def scan_buffer(
@@ -224,15 +268,13 @@ def host_run(name: str, doc: str) -> Callable[..., np.ndarray]:
         x = _checked(x)
         kt = kernel_dtype(x.dtype, device)
         values = registry.get("scan", name).resolve(params)
+        if not isinstance(x, np.ndarray):
+            return _on_device(device, _ENQUEUE[name], x, kt, inclusive, values)
         out = empty_like(x)
         if x.size:
-            if isinstance(x, np.ndarray):
-                src, dst = device.host_buffer(x), device.host_buffer(out, upload=False)
-                _ENQUEUE[name](device, src, dst, x.size, kt, inclusive, **values)
-                device.download(dst, out)
-            else:  # a CUDA array, read where it is and scanned into the new one: no copies
-                src, dst = device.wrap(x)[0], device.wrap(out)[0]
-                _ENQUEUE[name](device, src, dst, x.size, kt, inclusive, **values)
+            src, dst = device.host_buffer(x), device.host_buffer(out, upload=False)
+            _ENQUEUE[name](device, src, dst, x.size, kt, inclusive, **values)
+            device.download(dst, out)
         return out
 
     run.__doc__ = doc

@@ -36,6 +36,7 @@ from .keys import (
     upload_keys,
 )
 from .operands import prepare, result_buffer, staged
+from .recall import Recall, call_key, runs_on
 from .registry import Param, Requirement, Variant, register
 from .scans import scan_buffer
 
@@ -94,6 +95,13 @@ def sort(
     array([[-1,  2,  3],
            [ 7,  8,  9]])
     """
+    key = call_key([keys, values], (axis, kind, variant, device, max_device_memory), params)
+    plan = _RECALL.plan(key)
+    if plan is not None:  # CuPy arrays of a signature seen before: what that call ran
+        try:
+            return plan(keys, values)
+        except registry.RECOVERABLE:
+            _RECALL.forget(key)  # the whole way tries the variants again
     placed = getattr(keys, "distribution", None)
     if placed is not None:  # a distributed container (parskel.dist): sorted across its parts
         return placed.sort(keys, values, variant=variant, device=device, max_device_memory=max_device_memory, **params)
@@ -111,7 +119,10 @@ def sort(
     axis = normalized(axis, keys.ndim, "sort")
     result: Any
     if keys.ndim == 1 and is_native(keys, values):
-        result = _sort_vector(dev, keys, values, variant, params, max_device_memory)
+        ran: list[tuple[Variant, dict[str, int]]] = []
+        result = _sort_vector(dev, keys, values, variant, params, max_device_memory, ran)
+        if key is not None and ran and runs_on(dev):
+            _RECALL.keep(key, _planned(dev, *ran[-1]))
     else:
         from .ordering import sort_rows
 
@@ -131,8 +142,11 @@ def _sort_vector(
     variant: str | None,
     params: dict[str, int],
     max_device_memory: int | str | None,
+    ran: list[tuple[Variant, dict[str, int]]],
 ) -> Result:
-    """A 1D array of 32-bit keys (and 4-byte values) sorted by the variants."""
+    """A 1D array of 32-bit keys (and 4-byte values) sorted by the variants; the variant that
+    sorted them and its parameter values are appended to ``ran`` (none by the pieces of a host
+    array's sort)."""
     check_keys(keys)
     if values is not None:
         check_values(values, keys.size)
@@ -142,8 +156,27 @@ def _sort_vector(
         result = in_pieces(dev, keys, values, variant, params, max_device_memory)
         if result is not None:
             return result
-    context = {"n": keys.size}
-    return registry.dispatch("sort", dev, variant, params, lambda v, p: v.run(dev, keys, values, **p), context)
+
+    def run(chosen: Variant, settings: dict[str, int]) -> Result:
+        result = chosen.run(dev, keys, values, **settings)
+        ran.append((chosen, settings))
+        return result
+
+    return registry.dispatch("sort", dev, variant, params, run, {"n": keys.size})
+
+
+_RECALL = Recall()
+
+
+def _planned(device: Device, chosen: Variant, values: dict[str, int]) -> Callable[[Any, Any], Result]:
+    """The sort of CuPy arrays as a call with ``chosen`` and ``values`` ran it (see
+    :mod:`parskel.algorithms.recall`)."""
+
+    def plan(keys: Any, payload: Any) -> Result:
+        with device.current():
+            return chosen.run(device, keys, payload, **values)
+
+    return plan
 
 
 def _narrowed(array: np.ndarray, from_list: bool) -> tuple[np.ndarray, np.dtype]:

@@ -561,6 +561,18 @@ class CUDADevice(Device):
         params, keep = _parameters(self, kernel.name, args)
         if shape is None:
             return self._none("kernel", kernel.name)
+        if self._active is None and self.alone and not (self._timed or self._recorders):
+            # the usual launch (the host's only GPU, no stream, nothing timed), as _launch_here
+            # makes it on the legacy default stream, without its calls: a few are on the path
+            # of every kernel a call enqueues
+            (gx, gy, gz), (bx, by, bz) = shape
+            try:
+                _driver().launchKernel(kernel.pointer, gx, gy, gz, bx, by, bz, 0, 0, params, 0)
+            except Exception as exc:
+                if _is_cuda_error(exc):
+                    raise self._translate(exc, kernel.name) from None
+                raise
+            return CUDAEvent("kernel", kernel.name, None, None, None, _cp().cuda.Stream.null, self.index, untimed=True)
         event = self._current(kernel.name, self._launch_here, kernel, shape, params)
         del keep  # the driver has copied the parameters
         return event

@@ -33,3 +33,25 @@ def remembered(cache: dict[Hashable, T], key: Hashable, make: Callable[[], T], m
         cache.clear()
     cache[key] = found
     return found
+
+
+# the choices calls make among variants (registry, preferences, tuning database): a number
+# that changes whenever what they are made from changes, so that a remembered choice can tell
+# it is stale with one comparison
+_CHOICES = [0]
+
+
+def choices() -> int:
+    """The number of the current state of the variants' registry, preferences and tuning
+    database; :func:`choices_changed` moves it on.
+
+    >>> before = choices(); choices_changed(); choices() == before
+    False
+    """
+    return _CHOICES[0]
+
+
+def choices_changed() -> None:
+    """Note that a variant was registered or the preferences or tuning database changed: every
+    choice remembered before is stale (see :mod:`parskel.algorithms.recall`)."""
+    _CHOICES[0] += 1

@@ -41,6 +41,7 @@ import platformdirs
 
 from ..errors import ParskelError
 from ..runtime import Device
+from ..runtime.memo import choices_changed
 
 ENV_VAR = "PARSKEL_TUNING"
 FORMAT = 1
@@ -295,6 +296,7 @@ def reload() -> None:
     """Forget what was read, so that the next lookup reads the files again."""
     _sources.cache_clear()
     _lookup.cache_clear()
+    choices_changed()
 
 
 @contextlib.contextmanager
@@ -302,11 +304,13 @@ def pinned(entry: Entry) -> Iterator[None]:
     """Within the block, ``entry`` comes before every other (the tuner measures a choice so)."""
     _PINNED.append(entry)
     _lookup.cache_clear()
+    choices_changed()
     try:
         yield
     finally:
         _PINNED.remove(entry)
         _lookup.cache_clear()
+        choices_changed()
 
 
 def lookup(family: str, device: Device, size: int | None = None) -> Found | None:
