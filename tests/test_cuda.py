@@ -371,6 +371,14 @@ def test_repeated_calls_on_cupy_arrays_run_what_the_first_call_chose(cuda, rng, 
     registry.reload_preferences()
     np.testing.assert_array_equal(ps.scan(x).get(), np.cumsum(numbers, dtype=np.int32) - numbers)
     assert made[9:] == ["scan"]
+    # matrices: flattened by a scan and by a sort along no axis, multiplied
+    for _ in range(2):
+        grid = rng.integers(-9, 9, (300, 70)).astype(np.int32)
+        a, b = rng.standard_normal((70, 45), np.float32), rng.standard_normal((45, 33), np.float32)
+        np.testing.assert_array_equal(ps.scan(cupy.asarray(grid)).get(), np.cumsum(grid) - grid.reshape(-1))
+        np.testing.assert_array_equal(ps.sort(cupy.asarray(grid), axis=None).get(), np.sort(grid, axis=None))
+        np.testing.assert_allclose(ps.matmul(cupy.asarray(a), cupy.asarray(b)).get(), a @ b, rtol=1e-4, atol=1e-4)
+    assert made[10:] == ["scan", "sort", "matmul", "sort"]  # a sort along no axis always goes the whole way
 
 
 def test_a_remembered_call_that_fails_goes_the_whole_way(cuda, rng, monkeypatch) -> None:

@@ -18,6 +18,7 @@ from ..runtime import Buffer, Device, c_type, round_to_multiple
 from . import registry
 from .batched import matmul_any
 from .operands import prepare
+from .recall import MISSED, Recall, call_key, recording, rerun, runs_on
 from .registry import Param, Requirement, Variant, register
 
 FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -302,6 +303,10 @@ def matmul(
     array([[ 5, 14],
            [23, 32]])
     """
+    key = call_key([a, b], (variant, device, max_device_memory), params)
+    done = _RECALL.replayed(key, a, b)  # CuPy matrices of a signature seen before: what that call ran
+    if done is not MISSED:
+        return done
     dev, (a, b), returned = prepare(device, a, b)
     if not (a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.dtype in FLOAT_TYPES):
         return returned(matmul_any(dev, a, b, variant, params))
@@ -313,8 +318,15 @@ def matmul(
         done = in_tiles(dev, np.ascontiguousarray(a), np.ascontiguousarray(b), variant, params, max_device_memory)
         if done is not None:
             return done
-    context = dispatch_context(a, b)
-    return returned(registry.dispatch("matmul", dev, variant, params, lambda v, p: v.run(dev, a, b, **p), context))
+    ran: list[tuple[Variant, dict[str, int]]] = []
+    run = recording(lambda v, p: v.run(dev, a, b, **p), ran)
+    result = registry.dispatch("matmul", dev, variant, params, run, dispatch_context(a, b))
+    if key is not None and ran and runs_on(dev):
+        _RECALL.keep(key, rerun(dev, *ran[-1]))
+    return returned(result)
+
+
+_RECALL = Recall()
 
 
 def dispatch_context(a: Any, b: Any) -> dict[str, int]:

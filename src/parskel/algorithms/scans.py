@@ -33,7 +33,7 @@ from ..runtime.traits import built_within, group_within
 from . import registry
 from .axes import normalized, to_rows
 from .operands import prepare
-from .recall import Recall, call_key, runs_on
+from .recall import MISSED, Recall, call_key, recording, runs_on
 from .registry import Param, Requirement, Variant, register
 from .segmented import result_dtype, scan_rows
 
@@ -122,12 +122,9 @@ def scan(
     """
     inclusive = boolean(inclusive, "scan: inclusive")
     key = call_key([x], (axis, dtype, inclusive, variant, device, max_device_memory), params)
-    plan = _RECALL.plan(key)
-    if plan is not None:  # a CuPy array of a signature seen before: what that call ran
-        try:
-            return plan(x)
-        except registry.RECOVERABLE:
-            _RECALL.forget(key)  # the whole way tries the variants again
+    done = _RECALL.replayed(key, x)  # a CuPy array of a signature seen before: what that call ran
+    if done is not MISSED:
+        return done
     placed = getattr(x, "distribution", None)
     if placed is not None:  # a distributed container (parskel.dist): scanned part by part
         return placed.scan(
@@ -152,12 +149,7 @@ def scan(
         if done is not None:
             return done
     ran: list[tuple[Variant, dict[str, int]]] = []
-
-    def run(chosen: Variant, values: dict[str, int]) -> Any:
-        result = chosen.run(dev, arr, inclusive=inclusive, **values)
-        ran.append((chosen, values))
-        return result
-
+    run = recording(lambda v, p: v.run(dev, arr, inclusive=inclusive, **p), ran)
     context = {"n": arr.size, "itemsize": arr.dtype.itemsize}
     result = registry.dispatch("scan", dev, variant, params, run, context)
     if key is not None and ran and runs_on(dev):
@@ -173,12 +165,13 @@ def _planned(
 ) -> Callable[[Any], Any]:
     """The scan of a CuPy array as a call with ``chosen`` and ``values`` ran it (see
     :mod:`parskel.algorithms.recall`): the variant's enqueue from the array into a new one."""
-    if not scans_buffers(chosen.name):
-        return lambda x: chosen.run(device, x, inclusive=inclusive, **values)
-    enqueue = _ENQUEUE[chosen.name]
+    enqueue = _ENQUEUE.get(chosen.name)
 
     def plan(x: Any) -> Any:
+        x = x if x.ndim == 1 else x.reshape(-1)  # (scanned flattened, as the whole way does)
         with device.current():
+            if enqueue is None:  # a variant that scans arrays only
+                return chosen.run(device, x, inclusive=inclusive, **values)
             return _on_device(device, enqueue, x, kt, inclusive, values)
 
     return plan

@@ -36,7 +36,7 @@ from .keys import (
     upload_keys,
 )
 from .operands import prepare, result_buffer, staged
-from .recall import Recall, call_key, runs_on
+from .recall import MISSED, Recall, call_key, recording, rerun, runs_on
 from .registry import Param, Requirement, Variant, register
 from .scans import scan_buffer
 
@@ -96,12 +96,9 @@ def sort(
            [ 7,  8,  9]])
     """
     key = call_key([keys, values], (axis, kind, variant, device, max_device_memory), params)
-    plan = _RECALL.plan(key)
-    if plan is not None:  # CuPy arrays of a signature seen before: what that call ran
-        try:
-            return plan(keys, values)
-        except registry.RECOVERABLE:
-            _RECALL.forget(key)  # the whole way tries the variants again
+    done = _RECALL.replayed(key, keys, values)  # CuPy arrays of a signature seen before: what that call ran
+    if done is not MISSED:
+        return done
     placed = getattr(keys, "distribution", None)
     if placed is not None:  # a distributed container (parskel.dist): sorted across its parts
         return placed.sort(keys, values, variant=variant, device=device, max_device_memory=max_device_memory, **params)
@@ -114,6 +111,8 @@ def sort(
     check_sortable(keys, "sort")
     if values is not None:
         check_values_like(values, keys, "sort")
+    if key is not None and keys.ndim != 1:  # (a plan runs on the arrays as they come)
+        key = None
     if axis is None:
         keys, values, axis = keys.reshape(-1), None if values is None else values.reshape(-1), 0
     axis = normalized(axis, keys.ndim, "sort")
@@ -122,7 +121,7 @@ def sort(
         ran: list[tuple[Variant, dict[str, int]]] = []
         result = _sort_vector(dev, keys, values, variant, params, max_device_memory, ran)
         if key is not None and ran and runs_on(dev):
-            _RECALL.keep(key, _planned(dev, *ran[-1]))
+            _RECALL.keep(key, rerun(dev, *ran[-1]))
     else:
         from .ordering import sort_rows
 
@@ -156,27 +155,11 @@ def _sort_vector(
         result = in_pieces(dev, keys, values, variant, params, max_device_memory)
         if result is not None:
             return result
-
-    def run(chosen: Variant, settings: dict[str, int]) -> Result:
-        result = chosen.run(dev, keys, values, **settings)
-        ran.append((chosen, settings))
-        return result
-
+    run = recording(lambda v, p: v.run(dev, keys, values, **p), ran)
     return registry.dispatch("sort", dev, variant, params, run, {"n": keys.size})
 
 
 _RECALL = Recall()
-
-
-def _planned(device: Device, chosen: Variant, values: dict[str, int]) -> Callable[[Any, Any], Result]:
-    """The sort of CuPy arrays as a call with ``chosen`` and ``values`` ran it (see
-    :mod:`parskel.algorithms.recall`)."""
-
-    def plan(keys: Any, payload: Any) -> Result:
-        with device.current():
-            return chosen.run(device, keys, payload, **values)
-
-    return plan
 
 
 def _narrowed(array: np.ndarray, from_list: bool) -> tuple[np.ndarray, np.dtype]:
