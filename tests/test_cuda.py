@@ -18,7 +18,7 @@ import pytest
 
 import parskel as ps
 from parskel.algorithms import registry, scans, sorts
-from parskel.errors import DeviceMemoryError, DTypeError, LaunchError, ShapeError
+from parskel.errors import DeviceMemoryError, DTypeError, LaunchError, ShapeError, VariantError
 from parskel.runtime.arrays import is_device_array
 from parskel.runtime.cuda import _OPTIONS, cuda_source
 from parskel.runtime.sources import Source
@@ -379,6 +379,10 @@ def test_repeated_calls_on_cupy_arrays_run_what_the_first_call_chose(cuda, rng, 
         np.testing.assert_array_equal(ps.sort(cupy.asarray(grid), axis=None).get(), np.sort(grid, axis=None))
         np.testing.assert_allclose(ps.matmul(cupy.asarray(a), cupy.asarray(b)).get(), a @ b, rtol=1e-4, atol=1e-4)
     assert made[10:] == ["scan", "sort", "matmul", "sort"]  # a sort along no axis always goes the whole way
+    # a tunable of another type is another call, refused as the whole way refuses it
+    ps.scan(x, WG=256)
+    with pytest.raises(VariantError):
+        ps.scan(x, WG=256.0)
 
 
 def test_a_remembered_call_that_fails_goes_the_whole_way(cuda, rng, monkeypatch) -> None:

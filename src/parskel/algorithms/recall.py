@@ -125,14 +125,22 @@ def runs_on(device: Any) -> bool:
 
 def call_key(arrays: Sequence[Any], arguments: tuple[Any, ...], params: Mapping[str, Any]) -> Hashable | None:
     """What a call on ``arrays`` (CuPy arrays or None) with its other ``arguments`` and
-    tunables ``params`` is remembered by; None where an array has no :func:`signature`.
+    tunables ``params`` is remembered by; None where an array has no :func:`signature`. Each
+    argument counts with its type: ``256.0`` and ``False`` equal ``256`` and ``0``, and a call
+    that the whole way refuses for them must not find the plan of one it accepted.
 
     >>> call_key([np.zeros(3)], (True,), {})
+    >>> call_key([None], (0,), {"WG": 256}) == call_key([None], (False,), {"WG": 256.0})
+    False
     """
     shapes = tuple(signature(a) for a in arrays)
     if None in shapes:
         return None
-    return (shapes, arguments, tuple(params.items()))
+    return (
+        shapes,
+        tuple((type(a), a) for a in arguments),
+        tuple((name, type(value), value) for name, value in params.items()),
+    )
 
 
 def recording(
