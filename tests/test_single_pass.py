@@ -186,6 +186,7 @@ def test_onesweep_built_without_warp_operations_shortens_a_tile_that_leaves_no_r
     room = onesweep._local_bytes(256, 16, True)
     monkeypatch.setattr(device, "info", dataclasses.replace(device.info, local_mem_bytes=room))
     monkeypatch.setattr(onesweep, "_PLANS", {})
+    monkeypatch.setattr(onesweep, "_LAYOUTS", {})
     built = []
     program = device.program
     monkeypatch.setattr(device, "program", lambda path, defines=None: built.append(defines) or program(path, defines))
@@ -211,6 +212,7 @@ def test_the_pass_over_keys_reaches_nvidia_opencl_with_its_register_bound(device
     import pyopencl as cl
 
     monkeypatch.setattr(onesweep, "_PLANS", {})
+    monkeypatch.setattr(onesweep, "_LAYOUTS", {})
     keys = random_keys(rng, np.uint32, 3 * 256 * 28 + 5)
     values = np.arange(keys.size, dtype=np.uint32)
     order = stable_order(keys)

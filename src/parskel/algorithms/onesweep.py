@@ -13,6 +13,7 @@ decoupled fallback (:mod:`parskel.runtime.traits`).
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -82,21 +83,16 @@ def sort_buffers(
     """
     if n == 0:
         return
-    wide = n >= WIDE_FROM
-    waits = lookback_defines(device, progress)
-    kind, with_values = np.dtype(key_dtype), values is not None
-    key = (device, kind, with_values, wide, work_group, keys_per_item, *waits.values(), device.info.local_mem_bytes)
-    plan = remembered(_PLANS, key, lambda: _plan(device, kind, with_values, wide, work_group, keys_per_item, waits))
-    histogram, starts, sweep, tile = plan
-    tiles = -(-n // tile)
+    with_values = values is not None
+    shape = (key_dtype, with_values, n, work_group, keys_per_item, progress)
+    layout = remembered(_LAYOUTS, (device, *shape, device.info.local_mem_bytes), lambda: _layout(device, *shape))
     # counts, tile counters, starts, then the passes' status words (STATUS_AT in onesweep.cl);
     # the device counts the digits while the host prepares the passes
-    meta = device.alloc(STATUS_AT * 4 + PASSES * tiles * RADIX * (8 if wide else 4))
-    device.fill(meta, np.uint32(0))
-    groups = min(tiles, groups_per_unit(device, work_group) * device.info.compute_units)
-    chunk = -(-n // groups)
-    device.launch(histogram, groups * work_group, work_group, keys, meta, np.uint32(n), np.uint32(chunk))
-    device.launch(starts, work_group, work_group, meta)
+    meta = device.alloc(layout.meta_bytes)
+    device.fill(meta, _ZERO)
+    wg = work_group
+    device.launch(layout.histogram, layout.groups * wg, wg, keys, meta, layout.n, layout.chunk)
+    device.launch(layout.starts, wg, wg, meta)
     # pass p reads chain[p] and writes chain[p + 1]: the last pass lands in the output
     pairs = [(keys, out_keys)] if values is None else [(keys, out_keys), (values, out_values)]
     chains = []
@@ -106,7 +102,44 @@ def sort_buffers(
         chains.append([source, spare, target, spare, target])
     for p in range(PASSES):
         moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
-        device.launch(sweep, tiles * work_group, work_group, *moved, meta, np.uint32(n), np.uint32(p))
+        device.launch(layout.sweep, layout.tiles * wg, wg, *moved, meta, layout.n, _PASS_NUMBERS[p])
+
+
+_ZERO = np.uint32(0)
+_PASS_NUMBERS = tuple(np.uint32(p) for p in range(PASSES))
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What sort_buffers launches for one kind of sort of n keys: found once (a sort in a loop
+    only looks it up), with its scalar arguments made."""
+
+    histogram: Kernel
+    starts: Kernel
+    sweep: Kernel
+    tiles: int
+    meta_bytes: int
+    groups: int  # of the histogram, each over a chunk of the keys
+    n: np.uint32
+    chunk: np.uint32
+
+
+_LAYOUTS: dict[Hashable, _Layout] = {}
+
+
+def _layout(
+    device: Device, key_dtype: Any, with_values: bool, n: int, work_group: int, keys_per_item: int, progress: int
+) -> _Layout:
+    wide = n >= WIDE_FROM
+    waits = lookback_defines(device, progress)
+    kind = np.dtype(key_dtype)
+    key = (device, kind, with_values, wide, work_group, keys_per_item, *waits.values(), device.info.local_mem_bytes)
+    plan = remembered(_PLANS, key, lambda: _plan(device, kind, with_values, wide, work_group, keys_per_item, waits))
+    histogram, starts, sweep, tile = plan
+    tiles = -(-n // tile)
+    groups = min(tiles, groups_per_unit(device, work_group) * device.info.compute_units)
+    meta_bytes = STATUS_AT * 4 + PASSES * tiles * RADIX * (8 if wide else 4)
+    return _Layout(histogram, starts, sweep, tiles, meta_bytes, groups, np.uint32(n), np.uint32(-(-n // groups)))
 
 
 # sort_buffers' kernels and tile, per device, key type, values or not, width of the status
