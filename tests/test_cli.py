@@ -46,6 +46,17 @@ def test_unknown_device_is_a_clean_error(capsys):
     assert "no device matches" in err and "Traceback" not in err
 
 
+def test_every_command_takes_devices_as_a_comma_list(capsys):
+    """``--device a,b`` names two devices wherever ``--device`` is taken (tune read it whole)."""
+    from parskel.cli.common import chosen_devices
+
+    dev = ps.device("cpu")
+    assert chosen_devices([f"{dev.id},{dev.id}"]) == [dev]
+    assert main(["tune", "--list", "--device", f"{dev.id},no-such-device-xyz"]) == 2
+    err = capsys.readouterr().err
+    assert "no device matches 'no-such-device-xyz'" in err and "Traceback" not in err
+
+
 def test_module_entry_point_and_version():
     out = subprocess.run([sys.executable, "-m", "parskel", "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == f"parskel {ps.__version__}"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import parskel as ps
-from parskel.algorithms import registry, scans
+from parskel.algorithms import onesweep, registry, scans
 from parskel.algorithms.registry import Param, Variant
 from parskel.bench.store import Store
 from parskel.cli import main
@@ -249,6 +249,56 @@ def test_an_entry_tuned_at_large_sizes_keeps_the_small_input_sort_first():
     assert explain(targets.find("sort"), device, 5000).variant == "radix"
 
 
+def test_sorts_with_values_are_tuned_apart_and_read_their_own_entries(monkeypatch, rng):
+    """`parskel tune sort_pairs` times sorts of keys with values and writes entries of its own.
+    A sort with values reads those first, and the keys' where it has none; a sort of keys alone
+    reads only the keys'."""
+    device = _pocl()
+    n = 5000
+    with Store(tuner.store_path()) as store:
+        settings = tuner.Settings(
+            strategy="brute",
+            budget=None,
+            reps=1,
+            variants=frozenset({"onesweep"}),
+            only={"work_group": (256,), "keys_per_item": (8,), "progress": (0,)},
+        )
+        (outcome,) = tuner.tune(targets.find("sort_pairs"), device, [n], settings, store)
+    pairs_entry = outcome.entry("test")
+    assert pairs_entry.family == "sort_pairs" and pairs_entry.order == ("onesweep",)
+    keys_entry = database.for_device(
+        device,
+        "sort",
+        n,
+        order=("onesweep",),
+        params={"onesweep": {"work_group": 256, "keys_per_item": 12, "progress": 0}},
+        seconds={"onesweep": 1e-3},
+        measured={"date": "2025-01-01"},
+    )
+    database.store([keys_entry])
+    tiles = []
+    sort_buffers = onesweep.sort_buffers
+
+    def spy(*args, **kwargs):
+        tiles.append(kwargs["keys_per_item"])
+        return sort_buffers(*args, **kwargs)
+
+    monkeypatch.setattr(onesweep, "sort_buffers", spy)
+    keys = rng.integers(0, 1 << 32, n, dtype=np.uint32)
+    values = np.arange(n, dtype=np.uint32)
+    order = np.argsort(keys, kind="stable")
+    for tuned in (False, True):
+        if tuned:
+            database.store([pairs_entry])
+        got_keys, got_values = ps.sort(keys, values, device=device)
+        np.testing.assert_array_equal(got_keys, keys[order])
+        np.testing.assert_array_equal(got_values, values[order])
+        np.testing.assert_array_equal(ps.sort(keys, device=device), keys[order])
+        told = explain(targets.find("sort_pairs"), device, n)  # what `parskel explain sort_pairs` says
+        assert told.variant == "onesweep" and told.values["keys_per_item"] == (8 if tuned else 12)
+    assert tiles == [12, 12, 8, 12]
+
+
 # dispatch and explain -----------------------------------------------------------------------
 
 
@@ -391,6 +441,26 @@ def test_write_defaults_writes_a_valid_table_and_both_entries(tmp_path, monkeypa
     assert "vendor:amd" not in table  # a CPU's vendor key would reach that vendor's GPUs too
     levels = sorted(e.level for e in database.read(shipped))
     assert levels == ["device", "vendor"]
+
+
+def test_write_defaults_writes_one_entry_a_key_the_first_outcomes(tmp_path, monkeypatch, shipped):
+    """Outcomes whose entries share a key (CUDA and NVIDIA's OpenCL on one GPU share the
+    vendor's) write one entry for it, the first outcome's, not one each."""
+    device = _pocl()
+    table_path = tmp_path / "preferred.json"
+    table_path.write_text(defaults.preferred_path().read_text())
+    monkeypatch.setattr(defaults, "preferred_path", lambda: table_path)
+    with Store(tuner.store_path()) as store:
+        first, second = (
+            tuner.tune(
+                targets.find("scan"), device, [3000], _scan_settings(evaluations=None, only={"WG": (wg,)}), store
+            )[0]
+            for wg in (64, 128)
+        )
+    defaults.write_defaults([first, second], "test")
+    entries = database.read(shipped)
+    assert sorted(e.level for e in entries) == ["device", "vendor"]
+    assert all(e.params == first.entry("test", e.level).params for e in entries)
 
 
 def test_write_defaults_of_a_skeleton_keeps_the_table_and_writes_its_entries(tmp_path, monkeypatch, shipped):

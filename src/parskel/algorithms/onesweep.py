@@ -30,7 +30,7 @@ from .sorts import add_buffer_sort
 RADIX = 256
 PASSES = 4
 #: The tile heights a pass is built for (keys per work-item).
-KEYS_PER_ITEM = (4, 8, 12, 15, 16, 20, 24, 28, 32)
+KEYS_PER_ITEM = (4, 8, 12, 15, 16, 20, 24, 28, 32, 36)
 #: Status words pack a 2-bit flag with a 30-bit count; from this many keys on they are 64-bit.
 WIDE_FROM = 1 << 30
 #: work-items of a pass over keys that share an SM on NVIDIA's OpenCL, by a bound on their

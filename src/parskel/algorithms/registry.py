@@ -196,15 +196,24 @@ def table_order(family: str, device: Device) -> tuple[list[str], list[str]]:
     return order, used
 
 
-def preferred(family: str, device: Device, size: int | None = None) -> list[str]:
+def preferred(family: str, device: Device, size: int | None = None, tuned_as: str | None = None) -> list[str]:
     """Variant names of ``family`` from fastest known to slowest for ``device`` (at ``size``).
 
     The tuning database's entry for the device, if any, orders the variants it measured
-    (:mod:`parskel.tune.database`); ``preferred.json`` orders the others (:func:`table_order`).
+    (:mod:`parskel.tune.database`; see :func:`tuned_entry` for ``tuned_as``); ``preferred.json``
+    orders the others (:func:`table_order`).
     """
     order = table_order(family, device)[0]
-    found = lookup(family, device, size)
+    found = tuned_entry(family, device, size, tuned_as)
     return order if found is None else ordered(order, found.entry.order, found.entry.refused)
+
+
+def tuned_entry(family: str, device: Device, size: int | None, tuned_as: str | None = None) -> Any:
+    """The tuning database's entry a call of ``family`` on ``device`` at ``size`` reads: that
+    of ``tuned_as`` where the kind of call is tuned apart (``sort_pairs``) and has one, else the
+    family's own; None where there is neither."""
+    found = lookup(tuned_as, device, size) if tuned_as else None
+    return found if found is not None else lookup(family, device, size)
 
 
 def call_size(context: Mapping[str, int] | None) -> int | None:
@@ -262,6 +271,7 @@ def dispatch(
     params: Mapping[str, Any],
     call: Callable[[Variant, dict[str, int]], R],
     context: Mapping[str, int] | None = None,
+    tuned_as: str | None = None,
 ) -> R:
     """Run ``call`` with the chosen variant, or with the best one for ``device``.
 
@@ -271,9 +281,11 @@ def dispatch(
     Parameters the caller left unset take the tuned values of the tuning database, or are
     fitted to the device (:func:`fit`); ``context`` holds what the requirements may need to
     know of the operands (``itemsize``, ``n``) and the size the database is asked for.
+    ``tuned_as`` names the database's entries to read where a kind of call is tuned apart from
+    its family (``sort_pairs``: sorts with values), with the family's own where it has none.
     """
-    found = lookup(family, device, call_size(context))
-    plan = _plan(family, device, variant, params, context, found)
+    found = tuned_entry(family, device, call_size(context), tuned_as)
+    plan = _plan(family, device, variant, params, context, found, tuned_as)
     if variant is not None:
         ((chosen, values, untuned),) = plan.runs
         with device.current():
@@ -350,11 +362,13 @@ def _plan(
     params: Mapping[str, Any],
     context: Mapping[str, int] | None,
     found: Any,
+    tuned_as: str | None = None,
 ) -> _Plan:
-    """The dispatch plan of a call (see :func:`dispatch`), made once per family, device, named
-    variant, parameters and context: a call in a loop only looks it up."""
+    """The dispatch plan of a call (see :func:`dispatch`), made once per family (and the
+    entries it is tuned as), device, named variant, parameters and context: a call in a loop
+    only looks it up."""
     try:
-        key: Any = (family, device, variant, _params_key(params), tuple((context or {}).items()))
+        key: Any = (family, tuned_as, device, variant, _params_key(params), tuple((context or {}).items()))
         plan = _PLANS.get(key)
     except TypeError:  # an unhashable parameter value: nothing to remember it by
         key, plan = None, None

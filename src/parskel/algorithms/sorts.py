@@ -156,7 +156,9 @@ def _sort_vector(
         if result is not None:
             return result
     run = recording(lambda v, p: v.run(dev, keys, values, **p), ran)
-    return registry.dispatch("sort", dev, variant, params, run, {"n": keys.size})
+    # sorts with values are tuned apart (parskel tune sort_pairs): their tiles hold twice the data
+    tuned_as = None if values is None else "sort_pairs"
+    return registry.dispatch("sort", dev, variant, params, run, {"n": keys.size}, tuned_as)
 
 
 _RECALL = Recall()

@@ -18,6 +18,8 @@ def _args(family: str, inputs: Inputs) -> tuple[tuple[Any, ...], dict[str, Any]]
         return inputs, {"inclusive": False}
     if family == "sort":
         return (inputs[0], None), {}
+    if family == "sort_pairs":
+        return (inputs[0], inputs[1]), {}
     return inputs, {}
 
 

@@ -96,7 +96,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     except ArgumentError as exc:
         raise UsageError(str(exc)) from None
     folder = writable_folder(args.out)
-    devs = chosen_devices(names(args.device))
+    devs = chosen_devices(args.device or [])
     command = command_line(args)
     with max_device_memory(cap) if cap is not None else contextlib.nullcontext():
         outcome = bench(

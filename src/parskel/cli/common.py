@@ -127,6 +127,7 @@ def device_option(parser: argparse.ArgumentParser) -> None:
 
 def chosen_devices(specs: list[str]) -> list[Device]:
     """The devices that ``--device`` names (repeatable, comma lists, ``all``); the default if none."""
+    specs = names(specs)
     if specs == ["all"]:
         return devices()
     chosen: list[Device] = []

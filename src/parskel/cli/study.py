@@ -63,7 +63,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     folder = writable_folder(args.out)
-    devices = chosen_devices(names(args.device))
+    devices = chosen_devices(args.device or [])
     command = command_line(args)
     outcome = lib.study(
         devices,

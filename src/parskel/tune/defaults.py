@@ -1,7 +1,8 @@
 """``parskel tune --write-defaults``: measurements become the defaults parskel ships.
 
 Two files of the package are written, never edited by hand: the tuning database's shipped
-defaults (``tune/defaults.json``: an entry for the device and one for its vendor and type) and
+defaults (``tune/defaults.json``: an entry for the device and one for its vendor and type, the
+first device's where one run tunes several of them) and
 ``algorithms/preferred.json``, the variant order used where the database has nothing: the
 device type's list (``cpu``, ``gpu``) and, for GPUs, the vendor's (``vendor:nvidia``) are
 reordered by the measured times, as a lookup orders them (the largest size measured decides,
@@ -11,7 +12,7 @@ unless the device was tuned at a larger size before).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -94,8 +95,12 @@ def write_defaults(outcomes: Sequence[Outcome], command: str) -> list[Path]:
     ran = [o for o in outcomes if o.best is not None]
     if not ran:
         return []
-    entries = [o.entry(command, level) for o in ran for level in ("device", "vendor")]
-    shipped = database.store(entries, database.shipped_path())
+    entries: dict[Hashable, database.Entry] = {}
+    for outcome in ran:  # of several devices of one vendor and type, the first given writes theirs
+        for level in ("device", "vendor"):
+            entry = outcome.entry(command, level)
+            entries.setdefault(entry.key, entry)
+    shipped = database.store(list(entries.values()), database.shipped_path())
     table = read_preferred()
     largest: dict[str, Outcome] = {}
     families = set(registry.families())  # the skeletons' work-groups have no variants to order

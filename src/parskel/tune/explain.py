@@ -74,13 +74,16 @@ def explain(target: Target, device: Device, size: int | None = None) -> Explanat
         values = ceiling or variant.resolve()
         source = held.describe() if held is not None and ceiling else "the skeletons' default"
         return Explanation(family, device, size, [variant.name], "its only variant", variant.name, values, source)
-    found = database.lookup(family, device, registry.call_size(context))
-    table, keys = registry.table_order(family, device)
-    order = registry.preferred(family, device, registry.call_size(context))
+    # a kind of call tuned apart (sort_pairs) runs its family's variants, as its dispatch does
+    variants_of = target.variants_of or family
+    tuned_as = family if target.variants_of else None
+    found = registry.tuned_entry(variants_of, device, registry.call_size(context), tuned_as)
+    table, keys = registry.table_order(variants_of, device)
+    order = registry.preferred(variants_of, device, registry.call_size(context), tuned_as)
     tuned = found.entry.params if found is not None else {}
     passed: list[tuple[str, str]] = []
     for name in order:
-        variant = registry.get(family, name)
+        variant = registry.get(variants_of, name)
         values = registry.fit(variant, device, {}, tuned.get(name), context)
         unmet = variant.unmet(device, values, context)
         if unmet:

@@ -1,10 +1,11 @@
 """What ``parskel tune`` can tune: a family of registered variants with a benchmark case that
 makes its inputs and checks its results.
 
-The algorithm families (``matmul``, ``scan``, ``sort``) come with the bench cases; each kernel
-of ``parskel study`` (``crc``, ``lud_internal``, ...) is a target through the same small
-interface: its registry family (``study.crc``), its case, which time is minimized and how one
-point becomes something the bench harness times. The skeletons' work-group ceilings
+The algorithm families (``matmul``, ``scan``, ``sort``, and ``sort_pairs``: sorts with values,
+tuned apart) come with the bench cases; each kernel of ``parskel study`` (``crc``,
+``lud_internal``, ...) is a target through the same small interface: its registry family
+(``study.crc``), its case, which time is minimized and how one point becomes something the
+bench harness times. The skeletons' work-group ceilings
 (``skeletons.map``, ``skeletons.reduce``, ``skeletons.scan``) are targets with a variant of
 their own. Another tool adds a target with :func:`add`.
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 from ..algorithms import registry
 from ..algorithms.registry import Param, Requirement, Variant
-from ..bench.cases import CASES, Case, Inputs, Subject
+from ..bench.cases import CASES, RESIDENT, Case, Inputs, Subject
 from ..bench.subjects import recorded, skeleton_call
 from ..runtime import Device, Timing
 from . import database
@@ -51,19 +52,27 @@ class Target:
     objective: str = "e2e"
     summary: str = ""
     own: tuple[Variant, ...] = ()  # variants of a family outside the registry (the skeletons')
+    variants_of: str = ""  # the registry's family whose variants run, where it is not ``family``
 
     def variants(self) -> list[Variant]:
-        return list(self.own) if self.own else registry.variants(self.family)
+        return list(self.own) if self.own else registry.variants(self.variants_of or self.family)
 
     def variant(self, name: str) -> Variant:
         return next(v for v in self.variants() if v.name == name)
 
     def order(self, device: Device) -> list[str]:
         """The variants in the order parskel tries them without tuning."""
-        return [v.name for v in self.own] if self.own else registry.table_order(self.family, device)[0]
+        if self.own:
+            return [v.name for v in self.own]
+        return registry.table_order(self.variants_of or self.family, device)[0]
 
 
-def _algorithm(family: str, size: int, context: Callable[[int], dict[str, int]]) -> Target:
+def _algorithm(
+    family: str, size: int, context: Callable[[int], dict[str, int]], case: Case | None = None, variants_of: str = ""
+) -> Target:
+    """A family of registered variants (those of ``variants_of`` where given: a kind of call
+    tuned apart, whose entries ``family`` names) timed on ``case`` (``family``'s by default)."""
+
     def subject(device: Device, variant: Variant, config: Config) -> Subject:
         call = recorded(device, variant.run, family, config.values)
         return Subject(family, variant.name, "variant", device.id, call, config.shown)
@@ -72,8 +81,30 @@ def _algorithm(family: str, size: int, context: Callable[[int], dict[str, int]])
         unmet = variant.unmet(device, values, context(n))
         return f"{device.id} lacks {'; '.join(unmet)}" if unmet else None
 
-    case = CASES[family]
-    return Target(family, family, case, (size,), subject, refusal, context, objective="device", summary=case.summary)
+    case = case or CASES[family]
+    return Target(
+        family,
+        family,
+        case,
+        (size,),
+        subject,
+        refusal,
+        context,
+        objective="device",
+        summary=case.summary,
+        variants_of=variants_of,
+    )
+
+
+#: sorts of keys with values, tuned apart from sorts of keys alone (their dispatch reads these
+#: entries first, see parskel.algorithms.sorts): a tile of pairs holds twice the data
+SORT_PAIRS = dataclasses.replace(
+    RESIDENT["resident.sort_pairs"],
+    family="sort_pairs",
+    summary="uint32 keys with their positions as values, sorted stably",
+    quick_sizes=CASES["sort"].quick_sizes,
+    full_sizes=CASES["sort"].full_sizes,
+)
 
 
 def _study_targets() -> list[Target]:
@@ -168,6 +199,7 @@ def targets() -> dict[str, Target]:
         _algorithm("matmul", 256, lambda n: {"itemsize": 4, "size": n}),
         _algorithm("scan", 1 << 20, lambda n: {"n": n}),
         _algorithm("sort", 1 << 20, lambda n: {"n": n}),
+        _algorithm("sort_pairs", 1 << 20, lambda n: {"n": n}, SORT_PAIRS, "sort"),
         *_study_targets(),
         _skeleton("map", "skeletons.map"),
         _skeleton("reduce", "reduce"),

@@ -60,8 +60,9 @@
 #endif
 /* Pairs on CUDA: the pass reads the values only once the keys are in local memory, so that the
  * ranking does not hold them (they arrive while the tile looks back), and asks for no more
- * registers than let 768 work-items share an SM, as the keys' pass does at 80 (with values read
- * with the keys the compiler took 128: two groups of 256 an SM). On an H200 a pass over 2^28 pairs
+ * registers than let PASS_RESIDENT work-items share an SM (768 up to 28 keys a work-item, at 80
+ * registers, as the keys' pass; with values read with the keys the compiler took 128: two
+ * groups of 256 an SM). On an H200 a pass over 2^28 pairs
  * took 2.34 ms so, 2.71 before (2.41 with the values read after the keys had gone out); the keys'
  * pass, bounded alike, was slower (1.76 ms against 1.69). */
 /* NVIDIA's OpenCL takes no launch bounds: there the pass over keys gets the same bound as
@@ -69,8 +70,14 @@
  * driver's compiler took 107: 2^28 keys in 5.94 ms against 7.11). Its pass over pairs keeps its
  * values read with the keys and no bound: bounded it spilled (12.5 ms at 2^28), and bounded with
  * the values read late it took 8.94-8.97 ms against 8.81-8.82. LATE_VALUES may be set to try. */
+/* Up to 28 keys a work-item, a pass over pairs fits 80 registers, three groups of 256 an SM;
+ * taller tiles get 128, two groups (at 32 keys under 80 the pass spilled: 10.6-11.0 ms for 2^28
+ * pairs on an H200; at 36 under 128, 7.36-7.42 ms against 7.94-8.10 for 28 under 80). */
+#ifndef PASS_RESIDENT
+#define PASS_RESIDENT (ITEMS > 28 ? 512 : 768)
+#endif
 #if defined(PS_CUDA) && WITH_VALUES
-#define PASS_BOUNDS __launch_bounds__(WG, 768 / WG > 0 ? 768 / WG : 1)
+#define PASS_BOUNDS __launch_bounds__(WG, PASS_RESIDENT / WG > 0 ? PASS_RESIDENT / WG : 1)
 #ifndef LATE_VALUES
 #define LATE_VALUES 1
 #endif
