@@ -4,6 +4,7 @@ command line's errors. Sizes and budgets are tiny: these tests check behaviour, 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from types import SimpleNamespace
@@ -251,8 +252,8 @@ def test_an_entry_tuned_at_large_sizes_keeps_the_small_input_sort_first():
 
 def test_sorts_with_values_are_tuned_apart_and_read_their_own_entries(monkeypatch, rng):
     """`parskel tune sort_pairs` times sorts of keys with values and writes entries of its own.
-    A sort with values reads those first, and the keys' where it has none; a sort of keys alone
-    reads only the keys'."""
+    A sort with values reads those where they are as near in size as the keys', else the keys';
+    a sort of keys alone reads only the keys'."""
     device = _pocl()
     n = 5000
     with Store(tuner.store_path()) as store:
@@ -297,6 +298,14 @@ def test_sorts_with_values_are_tuned_apart_and_read_their_own_entries(monkeypatc
         told = explain(targets.find("sort_pairs"), device, n)  # what `parskel explain sort_pairs` says
         assert told.variant == "onesweep" and told.values["keys_per_item"] == (8 if tuned else 12)
     assert tiles == [12, 12, 8, 12]
+    # pairs tuned at 5,000 only: at 2^16, where the keys were tuned, the keys' entry is nearer
+    tile = {**keys_entry.params["onesweep"], "keys_per_item": 16}
+    near = dataclasses.replace(keys_entry, size=1 << 16, params={"onesweep": tile})
+    database.store([near])
+    more = rng.integers(0, 1 << 32, 1 << 16, dtype=np.uint32)
+    got_keys, got_values = ps.sort(more, np.arange(more.size, dtype=np.uint32), device=device)
+    np.testing.assert_array_equal(got_values, np.argsort(more, kind="stable"))
+    assert tiles[-1] == 16
 
 
 # dispatch and explain -----------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from ..errors import BuildError, DeviceMemoryError, LaunchError, VariantError
 from ..runtime import Device
 from ..runtime.memo import choices_changed, remembered
-from ..tune.database import lookup, ordered
+from ..tune.database import LEVELS, lookup, ordered, size_class
 
 R = TypeVar("R")
 
@@ -209,11 +209,20 @@ def preferred(family: str, device: Device, size: int | None = None, tuned_as: st
 
 
 def tuned_entry(family: str, device: Device, size: int | None, tuned_as: str | None = None) -> Any:
-    """The tuning database's entry a call of ``family`` on ``device`` at ``size`` reads: that
-    of ``tuned_as`` where the kind of call is tuned apart (``sort_pairs``) and has one, else the
-    family's own; None where there is neither."""
-    found = lookup(tuned_as, device, size) if tuned_as else None
-    return found if found is not None else lookup(family, device, size)
+    """The tuning database's entry a call of ``family`` on ``device`` at ``size`` reads; None
+    where there is none. A kind of call tuned apart (``tuned_as``: ``sort_pairs``) reads its own
+    entry where it is as specific (device before vendor) and as near in size as the family's,
+    else the family's: pairs tuned only at large sizes still take the keys' tuning of small ones."""
+    base = lookup(family, device, size)
+    own = lookup(tuned_as, device, size) if tuned_as else None
+    if own is None or base is None:
+        return own or base
+    wanted = 0 if size is None else size_class(size)
+
+    def rank(found: Any) -> tuple[int, int]:
+        return LEVELS.index(found.entry.level), abs(size_class(found.entry.size) - wanted)
+
+    return own if rank(own) <= rank(base) else base
 
 
 def call_size(context: Mapping[str, int] | None) -> int | None:
