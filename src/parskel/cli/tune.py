@@ -238,11 +238,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="search a family's variants and parameters on a device; keep the best for parskel's calls",
         epilog=TUNE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Search the variants of FAMILY (matmul, scan, sort) or a study KERNEL (crc, lud_internal, ...) "
-        "and their parameters on a device with a strategy, within a time budget; store every measurement, and "
+        description="Search the variants of FAMILY (matmul, scan, sort, sort_pairs) or a study KERNEL "
+        "(crc, lud_internal, ...) and their parameters on a device with a strategy, within a time budget; store "
+        "every measurement, and "
         "the best order and parameters in the tuning database that parskel's calls read.",
     )
-    p.add_argument("target", nargs="?", metavar="FAMILY|KERNEL", help="matmul, scan, sort or a study kernel")
+    p.add_argument(
+        "target", nargs="?", metavar="FAMILY|KERNEL", help="matmul, scan, sort, sort_pairs or a study kernel"
+    )
     device_option(p)
     p.add_argument(
         "--sizes",
@@ -291,7 +294,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "which parameters, and whether they were tuned (on this device, for its vendor or type), come from "
         "preferred.json, are the variant's defaults or were fitted to the device.",
     )
-    e.add_argument("family", metavar="FAMILY|KERNEL", help="matmul, scan, sort or a study kernel")
+    e.add_argument("family", metavar="FAMILY|KERNEL", help="matmul, scan, sort, sort_pairs or a study kernel")
     e.add_argument("--size", type=_size, help="the call's size, e.g. 2^24 (matmul: the matrix edge)")
     device_option(e)
     e.add_argument("--json", action="store_true", help="print the explanation as JSON")
