@@ -122,7 +122,14 @@ def test_onesweep_wide_status_words(device, rng, monkeypatch):
     np.testing.assert_array_equal(out_values, values[order])
 
 
-@pytest.mark.parametrize("params", [{"work_group": 512, "keys_per_item": 4}, {"work_group": 256, "keys_per_item": 20}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"work_group": 512, "keys_per_item": 4},
+        {"work_group": 256, "keys_per_item": 20},
+        {"work_group": 256, "keys_per_item": 36},  # the tallest: on CUDA, two groups an SM
+    ],
+)
 def test_onesweep_tile_shapes(device, rng, params):
     unmet = ps.algorithms.get("sort", "onesweep").unmet(device, params, {"itemsize": 4})
     if unmet:
