@@ -6,7 +6,9 @@ CuPy arrays, PyTorch tensors on a GPU, anything with ``__cuda_array_interface__`
 Such an input runs on its own GPU through the CUDA backend unless a device is named, moves
 between device buffers without passing through the host, and the result comes back as the
 same kind of array (a CuPy array for CuPy, a tensor for PyTorch), also without a host copy.
-Asked to run on an OpenCL device, a device array is copied to the host first.
+Asked to run on an OpenCL device, a device array is copied to the host first. A call on CuPy
+arrays of a shape, dtype and GPU seen before, with the same other arguments, runs at once what
+the first such call chose (:mod:`parskel.algorithms.recall`).
 """
 
 from __future__ import annotations
