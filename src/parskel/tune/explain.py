@@ -75,15 +75,14 @@ def explain(target: Target, device: Device, size: int | None = None) -> Explanat
         source = held.describe() if held is not None and ceiling else "the skeletons' default"
         return Explanation(family, device, size, [variant.name], "its only variant", variant.name, values, source)
     # a kind of call tuned apart (sort_pairs) runs its family's variants, as its dispatch does
-    variants_of = target.variants_of or family
-    tuned_as = family if target.variants_of else None
-    found = registry.tuned_entry(variants_of, device, registry.call_size(context), tuned_as)
-    table, keys = registry.table_order(variants_of, device)
-    order = registry.preferred(variants_of, device, registry.call_size(context), tuned_as)
+    registered, size_of = target.registered, registry.call_size(context)
+    found = registry.tuned_entry(registered, device, size_of, target.tuned_as)
+    table, keys = registry.table_order(registered, device)
+    order = registry.preferred(registered, device, size_of, target.tuned_as)
     tuned = found.entry.params if found is not None else {}
     passed: list[tuple[str, str]] = []
     for name in order:
-        variant = registry.get(variants_of, name)
+        variant = registry.get(registered, name)
         values = registry.fit(variant, device, {}, tuned.get(name), context)
         unmet = variant.unmet(device, values, context)
         if unmet:

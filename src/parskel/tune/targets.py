@@ -54,17 +54,25 @@ class Target:
     own: tuple[Variant, ...] = ()  # variants of a family outside the registry (the skeletons')
     variants_of: str = ""  # the registry's family whose variants run, where it is not ``family``
 
+    @property
+    def registered(self) -> str:
+        """The registry's family whose variants run: ``family``, unless it is tuned apart."""
+        return self.variants_of or self.family
+
+    @property
+    def tuned_as(self) -> str | None:
+        """The entries a call reads besides its registry family's (``sort_pairs``), or None."""
+        return self.family if self.variants_of else None
+
     def variants(self) -> list[Variant]:
-        return list(self.own) if self.own else registry.variants(self.variants_of or self.family)
+        return list(self.own) if self.own else registry.variants(self.registered)
 
     def variant(self, name: str) -> Variant:
         return next(v for v in self.variants() if v.name == name)
 
     def order(self, device: Device) -> list[str]:
         """The variants in the order parskel tries them without tuning."""
-        if self.own:
-            return [v.name for v in self.own]
-        return registry.table_order(self.variants_of or self.family, device)[0]
+        return [v.name for v in self.own] if self.own else registry.table_order(self.registered, device)[0]
 
 
 def _algorithm(
