@@ -95,7 +95,9 @@ def reduction(skeleton: Any, a: Any, extra: tuple[Any, ...], out: Container | No
     functions = [f for f in (skeleton.mapper, skeleton.op) if f is not None]
     way = _route(skeleton, functions, dev, n, need, [x])
     if way is None:
-        if out is None and n and _scalar_extras(extra):  # types reduced before: straight to the kernel
+        # types reduced before: straight to the kernel (asked only where a plan may exist, so that
+        # a first call does not put the array on a GPU twice)
+        if out is None and n and skeleton._plans and _scalar_extras(extra):
             src = dev.host_buffer(x)
             plan = skeleton._host_plan(dev, x, src)
             if plan is not None:
