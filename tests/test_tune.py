@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import parskel as ps
-from parskel.algorithms import onesweep, registry, scans
+from parskel.algorithms import onesweep, registry, scans, sorts
 from parskel.algorithms.registry import Param, Variant
 from parskel.bench.store import Store
 from parskel.cli import main
@@ -298,6 +298,19 @@ def test_sorts_with_values_are_tuned_apart_and_read_their_own_entries(monkeypatc
         told = explain(targets.find("sort_pairs"), device, n)  # what `parskel explain sort_pairs` says
         assert told.variant == "onesweep" and told.values["keys_per_item"] == (8 if tuned else 12)
     assert tiles == [12, 12, 8, 12]
+    # the sort of device buffers reads them alike
+    buffers = [device.to_device(keys), device.to_device(values), device.alloc(keys.nbytes), device.alloc(values.nbytes)]
+    for with_values in (True, False):
+        sorts.sort_words(
+            device, buffers[0], buffers[1] if with_values else None, buffers[2], buffers[3] if with_values else None, n
+        )
+        got_keys, got_values = np.empty_like(keys), np.empty_like(values)
+        device.download(buffers[2], got_keys)
+        np.testing.assert_array_equal(got_keys, keys[order])
+        if with_values:
+            device.download(buffers[3], got_values)
+            np.testing.assert_array_equal(got_values, values[order])
+    assert tiles[-2:] == [8, 12]
     # pairs tuned at 5,000 only: at 2^16, where the keys were tuned, the keys' entry is nearer
     tile = {**keys_entry.params["onesweep"], "keys_per_item": 16}
     near = dataclasses.replace(keys_entry, size=1 << 16, params={"onesweep": tile})

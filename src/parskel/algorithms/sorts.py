@@ -463,7 +463,8 @@ def sort_words(
         if n:
             run(device, keys, values, out_keys, out_values, n, bits, **values_of_params)
 
-    registry.dispatch("sort", device, variant, params, enqueue, {"n": n})
+    tuned_as = None if values is None else "sort_pairs"  # as sort() reads them
+    registry.dispatch("sort", device, variant, params, enqueue, {"n": n}, tuned_as)
 
 
 def _local_fits() -> Requirement:
