@@ -237,12 +237,16 @@ def test_the_pass_over_keys_reaches_nvidia_opencl_with_its_register_bound(device
     assert ".maxnreg 80" in ptx[0] and ".maxnreg" not in ptx[1]
 
 
-def test_only_four_byte_sums_of_a_polling_look_back_share_a_word_with_their_status(device):
-    """PACKED (one 64-bit word per tile for status and value) is asked for 4-byte elements where
-    the look-back polls, never with the decoupled fallback, whose tiles keep flags apart."""
+def test_only_four_and_eight_byte_sums_of_a_polling_look_back_share_a_word_with_their_status(device):
+    """PACKED (one word of 8 or 16 bytes per tile for status and value) is asked for 4-byte (1)
+    and 8-byte (2) elements where the look-back polls, never with the decoupled fallback, whose
+    tiles keep flags apart, nor for other sizes."""
     assert traits.lookback_defines(device, 1, 4)["PACKED"] == 1
-    assert traits.lookback_defines(device, 1, 8)["PACKED"] == 0
+    assert traits.lookback_defines(device, 1, 8)["PACKED"] == 2
+    assert traits.lookback_defines(device, 1, 2)["PACKED"] == 0
+    assert traits.lookback_defines(device, 1, 16)["PACKED"] == 0
     assert traits.lookback_defines(device, 2, 4)["PACKED"] == 0
+    assert traits.lookback_defines(device, 2, 8)["PACKED"] == 0
     assert traits.lookback_defines(device, 1)["PACKED"] == 0
 
 

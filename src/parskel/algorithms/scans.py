@@ -226,13 +226,14 @@ def scan_buffer(
 
 def values_at(tiles: int) -> int:
     """Where the tiles' values start in a one-pass scan's state buffer, in 4-byte words: after
-    the counter and the tiles' flags, on an 8-byte boundary (``SP_VALUES_AT`` in
-    ``scan/single_pass.cl``; ``chained_cpu.cl`` lays out its totals the same way).
+    the counter and the tiles' flags, on a 16-byte boundary, which a tile's status and 8-byte
+    value read as one word need (``SP_VALUES_AT`` in ``scan/single_pass.cl``; ``chained_cpu.cl``
+    lays out its totals the same way).
 
-    >>> values_at(1), values_at(2)
-    (2, 4)
+    >>> values_at(1), values_at(3), values_at(4)
+    (4, 4, 8)
     """
-    return (tiles + 2) & ~1
+    return (tiles + 4) & ~3
 
 
 def scans_buffers(name: str) -> bool:

@@ -49,9 +49,9 @@ def forward_progress(device: Device) -> bool:
 
 def lookback_defines(device: Device, progress: int = 0, itemsize: int = 0) -> dict[str, int]:
     """``FALLBACK`` and ``SPINS`` for a look-back kernel: ``progress`` 0 decides by device,
-    1 polls until published, 2 takes the decoupled fallback. And ``PACKED``: 1 where a scan's
-    tiles may keep their status and ``itemsize``-byte value in one 64-bit word (4-byte values
-    where the look-back polls; the kernel does so where the device has warps too, see
+    1 polls until published, 2 takes the decoupled fallback. And ``PACKED``: where the
+    look-back polls, 1 (2) where a scan's tiles may keep their status and 4-byte (8-byte) value
+    in one word of 8 (16) bytes (the kernel does so where the device has warps too, see
     ``scan/single_pass.h``), whose buffer must then start zeroed. And ``ORDERED``: 1 where the
     look-back polls on a device that starts work-groups in the order of their numbers (NVIDIA's
     GPUs; CUB's scan takes its tiles the same way), so that a tile may be the group's number
@@ -60,7 +60,8 @@ def lookback_defines(device: Device, progress: int = 0, itemsize: int = 0) -> di
     work-groups run in."""
     spin = forward_progress(device) if progress == 0 else progress == 1
     ordered = spin and forward_progress(device)
-    return {"FALLBACK": int(not spin), "SPINS": SPINS, "PACKED": int(spin and itemsize == 4), "ORDERED": int(ordered)}
+    packed = {4: 1, 8: 2}.get(itemsize, 0) if spin else 0
+    return {"FALLBACK": int(not spin), "SPINS": SPINS, "PACKED": packed, "ORDERED": int(ordered)}
 
 
 def register_bound(device: Device, work_group: int, resident: int) -> dict[str, int]:

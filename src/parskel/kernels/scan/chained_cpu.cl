@@ -72,7 +72,7 @@ inline bool known_prefix(__global const T *totals, __global uint *state, uint t,
 __kernel void chained_scan(__global const T *src, __global T *dst, __global uint *state, uint n, uint tile,
                            uint tiles, uint inclusive)
 {
-    __global T *totals = (__global T *)(state + ((tiles + 2) & ~1u));
+    __global T *totals = (__global T *)(state + ((tiles + 4) & ~3u));
     for (;;) {
         uint t = atomic_inc(&state[0]);
         if (t >= tiles)

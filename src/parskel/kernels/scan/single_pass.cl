@@ -21,9 +21,9 @@
 #include "single_pass.h"
 
 /* The tile state is one buffer, zeroed before the launch as far as it must be: the counter and
- * the flags (tiles + 1 words), rounded up to whole 8-byte words, then the values (see
+ * the flags (tiles + 1 words), rounded up to whole 16-byte words, then the values (see
  * single_pass.h), so that the host allocates and clears it with one command each. */
-#define SP_VALUES_AT(tiles) (((tiles) + 2) & ~1u)
+#define SP_VALUES_AT(tiles) (((tiles) + 4) & ~3u)
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) SP_BOUNDS
 void single_pass_scan(__global const T *in, __global T *out, __global uint *state, uint n, uint tiles)

@@ -25,12 +25,12 @@
  * counter and state[1 + j] tile j's flag (zeroed before the launch); values[j] holds tile j's
  * aggregate and values[tiles + j] its inclusive prefix.
  *
- * PACKED (the host sets it for 4-byte SP_T) on devices with warps and forward progress: a
- * tile's status and value share one 64-bit word (the status in its high half), written and read
- * whole, as CUB's tile state does for small types. The reader then needs neither a second load
+ * PACKED (the host sets it to 1 for 4-byte SP_T, 2 for 8-byte) on devices with warps and forward
+ * progress: a tile's status and value share one word of 8 (16) bytes, written and read whole, as
+ * CUB's tile state does for types of up to 8 bytes. The reader then needs neither a second load
  * nor a fence between status and value, and the first warp alone looks back, 32 tiles a round,
- * combining them with shuffles. values (2 * tiles 4-byte words, zeroed before the launch) then
- * holds tiles 64-bit words; state[0] is still the tile counter.
+ * combining them with shuffles. values (2 * tiles elements, zeroed before the launch, 16-byte
+ * aligned) then holds tiles such words; state[0] is still the tile counter.
  *
  * SP_TOTAL 1 (the includer's choice): the last tile also writes the whole scan's total to
  * values[2 * tiles], in either layout, so values then holds 2 * tiles + 1 elements. */
@@ -88,7 +88,7 @@
 #endif
 
 #if PACKED && PS_WARP_OPS && !FALLBACK && WG >= 32
-#define SP_PACKED 1
+#define SP_PACKED PACKED
 #else
 #define SP_PACKED 0
 #endif
@@ -337,21 +337,54 @@ PS_INLINE SP_T sp_look_back(uint tile, __global const SP_T *in, uint n, volatile
     }
 }
 
-#if SP_PACKED
-/* A tile's status and 4-byte value as one word, and back. */
-PS_INLINE ulong sp_word(uint status, SP_T v)
+#if SP_PACKED == 1
+/* Tile j's status and 4-byte value in words[j], one 64-bit word (the status in its high half). */
+PS_INLINE void sp_publish(volatile __global ulong *words, uint tile, uint status, SP_T v)
 {
     union { SP_T value; uint bits; } c;
     c.value = v;
-    return ((ulong)status << 32) | c.bits;
+    words[tile] = ((ulong)status << 32) | c.bits;
 }
 
-PS_INLINE SP_T sp_value(ulong w)
+PS_INLINE uint sp_status(volatile __global const ulong *words, int j, SP_T *v)
 {
+    ulong w = words[j];
     union { SP_T value; uint bits; } c;
     c.bits = (uint)w;
-    return c.value;
+    *v = c.value;
+    return (uint)(w >> 32);
 }
+#elif SP_PACKED == 2
+/* Tile j's status and 8-byte value in words[2j] and words[2j + 1], one 16-byte word written and
+ * read by one vector instruction each. Like CUB's tile state for 8-byte types, this relies on an
+ * aligned 16-byte access reaching memory whole on NVIDIA's GPUs (the only devices with PACKED 2:
+ * it needs warps, which CUDA and inline PTX give). CUDA passes generic addresses, NVIDIA's
+ * OpenCL global ones. */
+#if defined(PS_PTX)
+#define SP_SPACE ".global"
+#else
+#define SP_SPACE ""
+#endif
+PS_INLINE void sp_publish(volatile __global ulong *words, uint tile, uint status, SP_T v)
+{
+    union { SP_T value; ulong bits; } c;
+    c.value = v;
+    ulong at = (ulong)(words + 2 * tile), s = status;
+    asm volatile("st.volatile" SP_SPACE ".v2.u64 [%0], {%1, %2};" : : "l"(at), "l"(s), "l"(c.bits) : "memory");
+}
+
+PS_INLINE uint sp_status(volatile __global const ulong *words, int j, SP_T *v)
+{
+    ulong at = (ulong)(words + 2 * j), s, bits;
+    asm volatile("ld.volatile" SP_SPACE ".v2.u64 {%0, %1}, [%2];" : "=l"(s), "=l"(bits) : "l"(at) : "memory");
+    union { SP_T value; ulong bits; } c;
+    c.bits = bits;
+    *v = c.value;
+    return (uint)s;
+}
+#endif
+
+#if SP_PACKED
 
 /* The index of the lowest set bit of m, 32 when there is none. */
 PS_INLINE uint sp_lowest(uint m) { return popcount((m & (0u - m)) - 1u); }
@@ -368,11 +401,8 @@ PS_INLINE SP_T sp_look_back_packed(uint tile, volatile __global const ulong *wor
         int idx = j - (int)lane;
         uint status = SP_PREFIX;
         SP_T v = identity;
-        if (idx >= 0) {
-            ulong w = words[idx];
-            status = (uint)(w >> 32);
-            v = sp_value(w);
-        }
+        if (idx >= 0)
+            status = sp_status(words, idx, &v);
         uint silent = sp_lowest(ps_ballot(status == SP_EMPTY));
         uint prefix = sp_lowest(ps_ballot(status == SP_PREFIX));
         if (silent == 0)
@@ -429,14 +459,14 @@ PS_INLINE void sp_scan_tile(__global const SP_T *in, __global SP_T *out, __globa
     volatile __global ulong *words = (volatile __global ulong *)values;
     if (tile == 0) {
         if (lid == 0)
-            words[0] = sp_word(SP_PREFIX, total);
+            sp_publish(words, 0, SP_PREFIX, total);
     } else {
         if (lid < 32) {
             if (lid == 0)
-                words[tile] = sp_word(SP_AGGREGATE, total);
+                sp_publish(words, tile, SP_AGGREGATE, total);
             SP_T prefix = sp_look_back_packed(tile, words, identity SP_EXTRA_ARGS);
             if (lid == 0) {
-                words[tile] = sp_word(SP_PREFIX, SP_OP(prefix, total));
+                sp_publish(words, tile, SP_PREFIX, SP_OP(prefix, total));
                 wv[0] = prefix;
             }
         }
