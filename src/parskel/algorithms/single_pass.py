@@ -42,9 +42,15 @@ def items_for(dtype: np.dtype, items: int) -> int:
 
 
 def stage_bytes(wg: int, items: int, itemsize: int) -> int:
-    """Local memory a work-group stages its tile in with STAGE=1 (a word of padding per 32)."""
+    """Local memory a work-group stages its tile in with STAGE=1: an element of padding per
+    128 bytes' worth, at most per 32 (``SP_ROW`` in ``kernels/scan/single_pass.h``).
+
+    >>> stage_bytes(256, 32, 4), stage_bytes(256, 16, 8)
+    (33796, 34824)
+    """
     tile = wg * items
-    return (tile + tile // 32 + 1) * itemsize
+    row = 32 if itemsize <= 4 else 16 if itemsize == 8 else 8
+    return (tile + tile // row + 1) * itemsize
 
 
 def stage_limit(device: Device) -> int:

@@ -159,9 +159,12 @@ PS_INLINE void sp_store(__global SP_T *out, uint first, uint n, SP_T *x)
 
 /* STAGE 1: a tile goes through local memory on its way in and out, so that global memory is
  * read and written in whole lines (work-item i takes elements i, i + WG, i + 2 WG, ...) while
- * each work-item still scans ITEMS consecutive elements; one word of padding every 32 keeps a
- * work-item's reads of its own elements on distinct banks. */
-#define SP_PAD(i) ((i) + (i) / 32)
+ * each work-item still scans ITEMS consecutive elements; one element of padding every SP_ROW
+ * (128 bytes' worth, at most 32) keeps a warp's reads of its work-items' k-th elements on
+ * distinct banks: for 8-byte elements a row of 32 would put work-items 2m and 2m + 1 on the
+ * same ones. SP_ROW divides 32, so a WG that is a multiple of 32 is one of SP_ROW. */
+#define SP_ROW ((uint)(sizeof(SP_T) <= 4 ? 32 : sizeof(SP_T) == 8 ? 16 : 8))
+#define SP_PAD(i) ((i) + (i) / SP_ROW)
 #if STAGE
 #define SP_STAGE_SIZE (SP_PAD(SP_TILE) + 1)
 #else
@@ -176,7 +179,7 @@ PS_INLINE void sp_load_staged(__global const SP_T *in, uint base, uint n, SP_T i
     if (WG % 32 == 0 && base + SP_TILE <= n) { /* a whole tile (all but the last): nothing to check */
 #if VEC > 1
         /* in vectors: work-item i takes vector i, i + WG, ...; a vector's elements stay within
-         * one row of 32 of the stage, so they are consecutive there too */
+         * one row of the stage, so they are consecutive there too */
         __global const SP_VT *from = (__global const SP_VT *)(in + base) + lid;
 #pragma unroll
         for (uint k = 0; k < ITEMS / VEC; ++k) {
