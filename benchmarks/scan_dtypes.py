@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """``parskel.scan`` of every dtype its kernels add, inclusive and exclusive, on GPU-resident data,
-against CUB's C++ of the same dtypes (``benchmarks/cub_scans.cu``, built with ``nvcc``).
+against CUB's C++ of the same dtypes (``src/parskel/bench/cub_reference.cu scans``, built with
+``nvcc``).
 
     python3 benchmarks/scan_dtypes.py [--log2 24,28] [--devices cuda:0,opencl:0:0]
 
@@ -118,11 +119,11 @@ def cub_lines(log2s: list[int]) -> list[str]:
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         return ["CUB's figures skipped: nvcc is not on the PATH"]
-    source = Path(__file__).with_name("cub_scans.cu")
+    source = Path(__file__).resolve().parents[1] / "src" / "parskel" / "bench" / "cub_reference.cu"
     with tempfile.TemporaryDirectory() as folder:
-        binary = Path(folder) / "cub_scans"
+        binary = Path(folder) / "cub_reference"
         subprocess.run([nvcc, "-O3", "-arch=native", "-o", str(binary), str(source)], check=True)
-        done = subprocess.run([str(binary), *map(str, log2s)], check=True, capture_output=True, text=True)
+        done = subprocess.run([str(binary), "scans", *map(str, log2s)], check=True, capture_output=True, text=True)
     return done.stdout.splitlines()
 
 

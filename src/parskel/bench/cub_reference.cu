@@ -4,6 +4,9 @@
 //
 //   nvcc -O3 -arch=native -o /tmp/cub_reference src/parskel/bench/cub_reference.cu && /tmp/cub_reference 24 26 28
 //
+// With `scans` first (`/tmp/cub_reference scans 24 28`) it times the scans alone, of every type
+// parskel.scan adds in: int32, int64, float32 and float64 (benchmarks/scan_dtypes.py runs it so).
+//
 // `parskel bench resident` builds it so (once, into parskel's cache folder) and runs it for its
 // sizes where nvcc is on the PATH, beside parskel's calls on the same GPU.
 //
@@ -19,6 +22,7 @@
 #include <cstdlib>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 #define CHECK(call)                                                                               \
@@ -66,11 +70,72 @@ static void *scratch(size_t bytes)
     return p;
 }
 
+template <typename T> struct Name;
+template <> struct Name<int> { static constexpr const char *text = "int32"; };
+template <> struct Name<long long> { static constexpr const char *text = "int64"; };
+template <> struct Name<float> { static constexpr const char *text = "float32"; };
+template <> struct Name<double> { static constexpr const char *text = "float64"; };
+
+// InclusiveSum and ExclusiveSum of 2^log2n small values of T (integer sums stay exact; int32's
+// wrap, and are compared as unsigned), the last element of each checked against the host's sum.
+template <typename T> static void scans(int log2n)
+{
+    size_t n = size_t(1) << log2n;
+    std::mt19937 rng(log2n);
+    std::vector<T> host(n);
+    for (auto &x : host)
+        x = T(rng() % 1000) / (std::is_floating_point<T>::value ? T(1000) : T(1));
+    T *in = static_cast<T *>(scratch(n * sizeof(T))), *out = static_cast<T *>(scratch(n * sizeof(T)));
+    CHECK(cudaMemcpy(in, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    for (int exclusive = 0; exclusive < 2; ++exclusive) {
+        size_t bytes = 0;
+        if (exclusive)
+            CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, int(n)));
+        else
+            CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, int(n)));
+        void *tmp = scratch(bytes);
+        float ms = median_ms([&] {
+            if (exclusive)
+                CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, int(n)));
+            else
+                CHECK(cub::DeviceScan::InclusiveSum(tmp, bytes, in, out, int(n)));
+        });
+        T last;
+        CHECK(cudaMemcpy(&last, out + n - 1, sizeof(T), cudaMemcpyDeviceToHost));
+        double expect = 0;
+        unsigned wrapped = 0;
+        for (size_t i = 0; i + exclusive < n; ++i) {
+            expect += double(host[i]);
+            wrapped += unsigned(static_cast<long long>(host[i]));
+        }
+        bool wrong = std::is_same<T, int>::value ? unsigned(static_cast<long long>(last)) != wrapped
+                                                 : std::abs(double(last) - expect) > 1e-3 * std::abs(expect);
+        if (wrong)
+            std::printf("# %s scan: last element %g, host %g\n", Name<T>::text, double(last), expect);
+        char work[32];
+        std::snprintf(work, sizeof work, "%s scan %s", exclusive ? "exclusive" : "inclusive", Name<T>::text);
+        report(work, log2n, ms, 2.0 * n * sizeof(T), "GB/s");
+        CHECK(cudaFree(tmp));
+    }
+    CHECK(cudaFree(in));
+    CHECK(cudaFree(out));
+}
+
 int main(int argc, char **argv)
 {
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     std::printf("# %s, CUB %d.%d.%d\n", prop.name, CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
+    if (argc > 1 && std::string(argv[1]) == "scans") {
+        for (int a = 2; a < argc; ++a) {
+            int log2n = std::atoi(argv[a]);
+            scans<int>(log2n);
+            scans<long long>(log2n);
+            scans<float>(log2n);
+            scans<double>(log2n);
+        }
+        return 0;
+    }
     for (int a = 1; a < argc; ++a) {
         int log2n = std::atoi(argv[a]);
         size_t n = size_t(1) << log2n;
@@ -111,30 +176,7 @@ int main(int argc, char **argv)
         report("reduce sum float32", log2n, ms, 4.0 * n, "GB/s");
         CHECK(cudaFree(tmp));
 
-        int *di = reinterpret_cast<int *>(dk), *do_ = reinterpret_cast<int *>(dk2);
-        for (int exclusive = 0; exclusive < 2; ++exclusive) {
-            bytes = 0;
-            if (exclusive)
-                CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, di, do_, int(n)));
-            else
-                CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, di, do_, int(n)));
-            tmp = scratch(bytes);
-            ms = median_ms([&] {
-                if (exclusive)
-                    CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, di, do_, int(n)));
-                else
-                    CHECK(cub::DeviceScan::InclusiveSum(tmp, bytes, di, do_, int(n)));
-            });
-            int last = 0;
-            CHECK(cudaMemcpy(&last, do_ + n - 1, 4, cudaMemcpyDeviceToHost));
-            unsigned expect = 0;  // int32 sums wrap: add as unsigned
-            for (size_t i = 0; i + exclusive < n; ++i)
-                expect += keys[i];
-            if (unsigned(last) != expect)
-                std::printf("# scan: last element %u, host %u\n", unsigned(last), expect);
-            report(exclusive ? "exclusive scan int32" : "inclusive scan int32", log2n, ms, 8.0 * n, "GB/s");
-            CHECK(cudaFree(tmp));
-        }
+        scans<int>(log2n);
 
         bytes = 0;
         CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, dk, dk2, int(n)));
