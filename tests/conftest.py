@@ -9,6 +9,8 @@ says why.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -100,18 +102,30 @@ def rng():
     return np.random.default_rng(20131)
 
 
+def _noted_dispatches(monkeypatch: pytest.MonkeyPatch, note: Callable[[str, dict], Any]) -> list:
+    """``note(family, context)`` of every ``registry.dispatch`` call made from now on, in order;
+    each call goes on to the dispatch with all its arguments."""
+    from parskel.algorithms import registry
+
+    notes: list = []
+    dispatch = registry.dispatch
+
+    def noted(family, device, variant, params, call, context=None, *rest, **kwargs):
+        notes.append(note(family, dict(context or {})))
+        return dispatch(family, device, variant, params, call, context, *rest, **kwargs)
+
+    monkeypatch.setattr(registry, "dispatch", noted)
+    return notes
+
+
 @pytest.fixture
 def dispatched(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
     """The context of every ``registry.dispatch`` call the test makes, in order (what the
     dispatch knows of each call: its size, its operands' element size)."""
-    from parskel.algorithms import registry
+    return _noted_dispatches(monkeypatch, lambda family, context: context)
 
-    contexts: list[dict] = []
-    dispatch = registry.dispatch
 
-    def noted(family, device, variant, params, call, context=None):
-        contexts.append(dict(context or {}))
-        return dispatch(family, device, variant, params, call, context)
-
-    monkeypatch.setattr(registry, "dispatch", noted)
-    return contexts
+@pytest.fixture
+def dispatched_families(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The family of every ``registry.dispatch`` call the test makes, in order."""
+    return _noted_dispatches(monkeypatch, lambda family, context: family)

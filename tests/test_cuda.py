@@ -318,24 +318,11 @@ def test_cupy_array_sorts_on_its_gpu_without_host_copies(cuda, rng) -> None:
     np.testing.assert_array_equal(x.get(), keys)  # the input is untouched
 
 
-def _counting_dispatch(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The families of the dispatches made from now on, in order."""
-    made: list[str] = []
-    real = registry.dispatch
-
-    def counted(family, *args, **kwargs):
-        made.append(family)
-        return real(family, *args, **kwargs)
-
-    monkeypatch.setattr(registry, "dispatch", counted)
-    return made
-
-
-def test_repeated_calls_on_cupy_arrays_run_what_the_first_call_chose(cuda, rng, monkeypatch) -> None:
+def test_repeated_calls_on_cupy_arrays_run_what_the_first_call_chose(cuda, rng, dispatched_families) -> None:
     """A call of a signature seen before (parskel.algorithms.recall) skips the dispatch and
     still sorts and scans each new array right, leaving it as it was."""
     cupy = _cupy()
-    made = _counting_dispatch(monkeypatch)
+    made = dispatched_families
     n = 70_001
     for _ in range(3):
         keys = random_keys(rng, np.uint32, n)
@@ -385,7 +372,7 @@ def test_repeated_calls_on_cupy_arrays_run_what_the_first_call_chose(cuda, rng, 
         ps.scan(x, WG=256.0)
 
 
-def test_a_remembered_call_that_fails_goes_the_whole_way(cuda, rng, monkeypatch) -> None:
+def test_a_remembered_call_that_fails_goes_the_whole_way(cuda, rng, monkeypatch, dispatched_families) -> None:
     """Where what a call remembered fails as a variant may (out of memory, here), the call
     forgets it and dispatches again, which tries the variants."""
     cupy = _cupy()
@@ -402,7 +389,8 @@ def test_a_remembered_call_that_fails_goes_the_whole_way(cuda, rng, monkeypatch)
     for module in (sorts, scans):
         ((key, (stamp, _)),) = module._RECALL._plans.items()
         module._RECALL._plans[key] = (stamp, failing)
-    made = _counting_dispatch(monkeypatch)
+    dispatched_families.clear()  # (counted from here)
+    made = dispatched_families
     np.testing.assert_array_equal(ps.sort(k).get(), np.sort(keys))
     np.testing.assert_array_equal(ps.scan(x).get(), np.cumsum(numbers) - numbers)
     np.testing.assert_array_equal(ps.sort(k).get(), np.sort(keys))

@@ -156,12 +156,16 @@ def _sort_vector(
         if result is not None:
             return result
     run = recording(lambda v, p: v.run(dev, keys, values, **p), ran)
-    # sorts with values are tuned apart (parskel tune sort_pairs): their tiles hold twice the data
-    tuned_as = None if values is None else "sort_pairs"
-    return registry.dispatch("sort", dev, variant, params, run, {"n": keys.size}, tuned_as)
+    return registry.dispatch("sort", dev, variant, params, run, {"n": keys.size}, _tuned_as(values))
 
 
 _RECALL = Recall()
+
+
+def _tuned_as(values: Any) -> str | None:
+    """The tuning a sort reads: sorts with values are tuned apart (``parskel tune sort_pairs``),
+    since their tiles hold twice the data."""
+    return None if values is None else "sort_pairs"
 
 
 def _narrowed(array: np.ndarray, from_list: bool) -> tuple[np.ndarray, np.dtype]:
@@ -463,8 +467,7 @@ def sort_words(
         if n:
             run(device, keys, values, out_keys, out_values, n, bits, **values_of_params)
 
-    tuned_as = None if values is None else "sort_pairs"  # as sort() reads them
-    registry.dispatch("sort", device, variant, params, enqueue, {"n": n}, tuned_as)
+    registry.dispatch("sort", device, variant, params, enqueue, {"n": n}, _tuned_as(values))
 
 
 def _local_fits() -> Requirement:
