@@ -28,6 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import parskel as ps
+from parskel.cli.common import log2_sizes
 
 _C_TYPES = {"float32": "float", "int32": "int", "float64": "double", "int64": "long"}
 
@@ -106,10 +107,10 @@ def one_sum(name: str, host: np.ndarray) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--log2", default="24,28", help="comma list of log2 sizes")
+    parser.add_argument("--log2", default="24,28", type=log2_sizes, help="comma list of log2 sizes (1 to 30)")
     args = parser.parse_args()
     rng = np.random.default_rng(3)
-    for k in (int(text) for text in args.log2.split(",")):
+    for k in args.log2:
         sorts(1 << k, rng)
         sums(1 << k, rng)
 

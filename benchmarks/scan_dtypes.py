@@ -37,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import parskel as ps
 from parskel.algorithms import scans
+from parskel.cli.common import log2_sizes
+from parskel.errors import ParskelError
 
 DTYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
 BURST = 10
@@ -129,16 +131,19 @@ def cub_lines(log2s: list[int]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--log2", default="24,28", help="comma list of log2 sizes")
+    parser.add_argument("--log2", default="24,28", type=log2_sizes, help="comma list of log2 sizes (1 to 30)")
     parser.add_argument("--devices", default="cuda:0,opencl:0:0", help="comma list of GPU devices")
     args = parser.parse_args()
-    log2s = [int(k) for k in args.log2.split(",")]
+    log2s = args.log2
     rng = np.random.default_rng(7)
     names = args.devices.split(",")
+    try:
+        devices = [ps.device(name) for name in names]
+    except ParskelError as error:
+        parser.error(str(error))
     for line in cub_lines(log2s) if any(name.startswith("cuda") for name in names) else []:
         print(line, flush=True)
-    for name in names:
-        device = ps.device(name)
+    for name, device in zip(names, devices):
         for k in log2s:
             for dtype in map(np.dtype, DTYPES):
                 x = values(1 << k, dtype, rng)

@@ -78,6 +78,27 @@ def size_option(text: str) -> tuple[str | None, tuple[int, ...]]:
     return (family.strip(), parse_sizes(rest)) if eq else (None, parse_sizes(text))
 
 
+def log2_sizes(text: str) -> list[int]:
+    """A comma list of powers of two by their exponents, 1 to 30 (``24,28``: 2^24 and 2^28).
+
+    >>> log2_sizes("24, 28")
+    [24, 28]
+    >>> log2_sizes("2^24")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: not a comma list of exponents: '2^24' (write 24,28)
+    >>> log2_sizes("24,40")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: exponents run from 1 to 30, got '24,40'
+    """
+    try:
+        found = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma list of exponents: {text!r} (write 24,28)") from None
+    if not all(1 <= k <= 30 for k in found):
+        raise argparse.ArgumentTypeError(f"exponents run from 1 to 30, got {text!r}")
+    return found
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)
