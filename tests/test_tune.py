@@ -218,6 +218,28 @@ def test_overlay_replaces_entries_of_the_same_key(tuning_folder):
     assert database.read(path)[0] == entries[0]
 
 
+def test_a_narrowed_search_keeps_the_variants_it_did_not_measure(tuning_folder):
+    """``parskel tune --variants x`` replaces what it measured of an entry and keeps the rest,
+    with where their figures came from; a variant it refused is dropped."""
+    old = dataclasses.replace(
+        _entry(order=("a", "b", "c")),
+        params={"a": {"X": 1}, "b": {"Y": 2}, "c": {}},
+        seconds={"a": 3.0, "b": 4.0, "c": 5.0},
+        measured={"date": "d0", "command": "t0"},
+    )
+    path = database.store([old])
+    narrowed = dataclasses.replace(
+        _entry(order=("b",)), params={"b": {"Y": 7}}, seconds={"b": 1.0}, refused=("c",), measured={"date": "d1"}
+    )
+    database.store([narrowed])
+    (entry,) = database.read(path)
+    assert entry.order == ("b", "a")
+    assert entry.params == {"a": {"X": 1}, "b": {"Y": 7}}
+    assert entry.seconds == {"a": 3.0, "b": 1.0}
+    assert entry.measured["date"] == "d1"
+    assert entry.measured["carried"] == {"variants": ["a"], "date": "d0", "command": "t0"}
+
+
 def test_a_broken_database_file_is_a_clear_error(tuning_folder):
     (tuning_folder / "tuning.json").write_text("[1, 2")
     with pytest.raises(database.TuningDataError, match="not a tuning database"):

@@ -31,7 +31,7 @@ import json
 import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -268,9 +268,46 @@ def write(path: Path, entries: Sequence[Entry]) -> None:
 
 
 def merged(entries: Sequence[Entry], added: Sequence[Entry]) -> list[Entry]:
-    """``entries`` with ``added`` replacing those of the same key (devices, family, size class)."""
+    """``entries`` with ``added`` replacing those of the same key (devices, family, size class).
+
+    A search narrowed to some variants (``--variants``) replaces only what it measured: the
+    variants the entry it replaces knew and it did not measure are carried over (see
+    :func:`carried_over`)."""
+    earlier = {e.key: e for e in entries}
     keys = {e.key for e in added}
-    return [e for e in entries if e.key not in keys] + list(added)
+    return [e for e in entries if e.key not in keys] + [carried_over(earlier.get(e.key), e) for e in added]
+
+
+def carried_over(old: Entry | None, new: Entry) -> Entry:
+    """``new`` with the variants of ``old`` that it neither measured nor refused: their
+    parameters and times, ranked with the new ones by time, and where their figures come from
+    (``measured["carried"]``: those variants, and the date and command that measured them).
+
+    >>> old = Entry("matmul", 4096, ("a", "b", "c"), {"a": {"X": 1}, "b": {}, "c": {}},
+    ...             seconds={"a": 3.0, "b": 4.0, "c": 9.0}, measured={"date": "d0", "command": "t0"})
+    >>> new = Entry("matmul", 4096, ("a",), {"a": {"X": 2}}, seconds={"a": 2.5}, measured={"date": "d1"})
+    >>> both = carried_over(old, new)
+    >>> both.order, both.params["a"], both.measured["carried"]
+    (('a', 'b', 'c'), {'X': 2}, {'variants': ['b', 'c'], 'date': 'd0', 'command': 't0'})
+    >>> carried_over(old, Entry("matmul", 4096, ("c",), {"c": {}}, seconds={"c": 5.0})).order
+    ('a', 'b', 'c')
+    """
+    if old is None:
+        return new
+    kept = [v for v in old.order if v not in new.order and v not in new.refused]
+    if not kept:
+        return new
+    seconds = {**{v: old.seconds[v] for v in kept if v in old.seconds}, **new.seconds}
+    timed = sorted((v for v in (*new.order, *kept) if v in seconds), key=lambda v: seconds[v])
+    order = tuple(timed) + tuple(v for v in (*new.order, *kept) if v not in seconds)
+    carried = {"variants": kept, "date": old.measured.get("date"), "command": old.measured.get("command")}
+    return replace(
+        new,
+        order=order,
+        params={**{v: old.params[v] for v in kept if v in old.params}, **new.params},
+        seconds=seconds,
+        measured={**new.measured, "carried": carried},
+    )
 
 
 def store(added: Sequence[Entry], path: Path | None = None) -> Path:
