@@ -124,7 +124,9 @@ KERNELS += [
     for _v in (0, 1)
 ]
 for _t, _vw in (("float", 1), ("float", 4), ("float", 8), ("double", 2)):
-    KERNELS.append(("matmul/xgemm.cl", {"T": _t, "MWG": 128, "NWG": 128, "KWG": 16, "VW": _vw, "MIN_GROUPS": 2}))
+    for _order in (0, 1, 2):
+        _tiles = {"MWG": 128, "NWG": 128, "KWG": 16, "VW": _vw}
+        KERNELS.append(("matmul/xgemm.cl", {"T": _t, **_tiles, "MIN_GROUPS": 2, "ORDER": _order}))
 # the CPU-shaped variants' kernels build for CUDA too (and run there, slowly)
 KERNELS += [("matmul/packed_cpu.cl", {"T": t, "MR": 6, "NV": 4, "VW": w}) for t, w in (("float", 16), ("double", 8))]
 for _t, _w in (("uint", 16), ("ulong", 8), ("float", 16), ("double", 8)):

@@ -115,8 +115,12 @@ XGEMM_CONFIGS = [
 ]
 
 
+@pytest.mark.parametrize("order", [0, 1, 2], ids=lambda o: f"order{o}")
 @pytest.mark.parametrize("params", XGEMM_CONFIGS, ids=lambda p: "-".join(map(str, p.values())))
-def test_xgemm_configurations(device, rng, params):
+def test_xgemm_configurations(device, rng, params, order):
+    """Every tile shape, in each order of a step's multiply-adds, against NumPy: one product
+    that needs padding and one whose sides are whole tiles."""
+    params = {**params, "ORDER": order}
     variant = ps.algorithms.get("matmul", "xgemm")
     if variant.unmet(device, params):
         pytest.skip(f"{device.id} cannot run xgemm with {params}: {variant.unmet(device, params)}")

@@ -2,10 +2,11 @@
 
 Every tunable is a ``#define`` of ``kernels/matmul/xgemm.cl`` and a parameter here: the tile of
 C a work-group computes (``MWG x NWG``), the step along K (``KWG``), the work-group's shape
-(``MDIMC x NDIMC``), the vector width (``VW``) and, on CUDA, ``MIN_GROUPS``, the work-groups
-per compute unit the register budget is cut for. ``xgemm`` and ``xgemm_small`` register two
-configurations (large tiles for large products on GPUs, small ones for small products and
-CPUs). Operands whose sides are already multiples of the tiles (and device arrays aligned to
+(``MDIMC x NDIMC``), the vector width (``VW``), on CUDA ``MIN_GROUPS``, the work-groups
+per compute unit the register budget is cut for, and ``ORDER``, the order of each step's
+multiply-adds (the same sums; the registers the compiler gives them differ). ``xgemm`` and
+``xgemm_small`` register two configurations (large tiles for large products on GPUs, small
+ones for small products and CPUs). Operands whose sides are already multiples of the tiles (and device arrays aligned to
 the vectors) are used as they are; others are copied into zero-padded buffers.
 """
 
@@ -47,6 +48,7 @@ def run_xgemm(
     NDIMC: int,
     VW: int,
     MIN_GROUPS: int,
+    ORDER: int = 0,
 ) -> Any:
     """``a @ b`` with the register-tiled kernel; see the module's docstring."""
     ctype = _prepare(device, a, b)
@@ -60,7 +62,8 @@ def run_xgemm(
             f"matmul/xgemm needs {need} bytes of local memory for {a.dtype} tiles; "
             f"{device.id} has {device.info.local_mem_bytes} (try smaller MWG, NWG or KWG)"
         )
-    tiles = {"MWG": MWG, "NWG": NWG, "KWG": KWG, "MDIMC": MDIMC, "NDIMC": NDIMC, "VW": VW, "MIN_GROUPS": MIN_GROUPS}
+    tiles = {"MWG": MWG, "NWG": NWG, "KWG": KWG, "MDIMC": MDIMC, "NDIMC": NDIMC, "VW": VW}
+    tiles.update(MIN_GROUPS=MIN_GROUPS, ORDER=ORDER)
     defines: dict[str, int | str] = {"T": ctype, **tiles}
     kernel = device.program("matmul/xgemm.cl", defines).kernel("xgemm")
     (m, k), n = a.shape, b.shape[1]
@@ -105,7 +108,9 @@ def _valid(p: Mapping[str, int]) -> bool:
     )
 
 
-def _params(mwg: int, nwg: int, kwg: int, mdimc: int, ndimc: int, vw: int, min_groups: int) -> tuple[Param, ...]:
+def _params(
+    mwg: int, nwg: int, kwg: int, mdimc: int, ndimc: int, vw: int, min_groups: int, order: int = 0
+) -> tuple[Param, ...]:
     tiles = (16, 32, 64, 128, 256)
     return (
         Param("MWG", mwg, tiles, "rows of C per work-group"),
@@ -115,6 +120,7 @@ def _params(mwg: int, nwg: int, kwg: int, mdimc: int, ndimc: int, vw: int, min_g
         Param("NDIMC", ndimc, (4, 8, 16, 32), "work-items along N"),
         Param("VW", vw, (1, 2, 4, 8), "vector width of loads, local reads and stores"),
         Param("MIN_GROUPS", min_groups, (1, 2, 3, 4), "CUDA: work-groups per compute unit (caps registers)"),
+        Param("ORDER", order, (0, 1, 2), "order of a step's multiply-adds: rows, column vectors, rows snaking"),
     )
 
 
