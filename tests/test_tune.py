@@ -237,7 +237,7 @@ def test_a_narrowed_search_keeps_the_variants_it_did_not_measure(tuning_folder):
     assert entry.params == {"a": {"X": 1}, "b": {"Y": 7}}
     assert entry.seconds == {"a": 3.0, "b": 1.0}
     assert entry.measured["date"] == "d1"
-    assert entry.measured["carried"] == {"variants": ["a"], "date": "d0", "command": "t0"}
+    assert entry.measured["carried"] == [{"variants": ["a"], "date": "d0", "command": "t0"}]
 
 
 def test_a_broken_database_file_is_a_clear_error(tuning_folder):

@@ -281,16 +281,22 @@ def merged(entries: Sequence[Entry], added: Sequence[Entry]) -> list[Entry]:
 def carried_over(old: Entry | None, new: Entry) -> Entry:
     """``new`` with the variants of ``old`` that it neither measured nor refused: their
     parameters and times, ranked with the new ones by time, and where their figures come from
-    (``measured["carried"]``: those variants, and the date and command that measured them).
+    (``measured["carried"]``: for each search that measured some of them, those variants and
+    its date and command).
 
     >>> old = Entry("matmul", 4096, ("a", "b", "c"), {"a": {"X": 1}, "b": {}, "c": {}},
     ...             seconds={"a": 3.0, "b": 4.0, "c": 9.0}, measured={"date": "d0", "command": "t0"})
     >>> new = Entry("matmul", 4096, ("a",), {"a": {"X": 2}}, seconds={"a": 2.5}, measured={"date": "d1"})
     >>> both = carried_over(old, new)
     >>> both.order, both.params["a"], both.measured["carried"]
-    (('a', 'b', 'c'), {'X': 2}, {'variants': ['b', 'c'], 'date': 'd0', 'command': 't0'})
-    >>> carried_over(old, Entry("matmul", 4096, ("c",), {"c": {}}, seconds={"c": 5.0})).order
+    (('a', 'b', 'c'), {'X': 2}, [{'variants': ['b', 'c'], 'date': 'd0', 'command': 't0'}])
+    >>> again = carried_over(both, Entry("matmul", 4096, ("c",), {"c": {}}, seconds={"c": 5.0}))
+    >>> again.order
     ('a', 'b', 'c')
+    >>> for source in again.measured["carried"]:
+    ...     print(source)
+    {'variants': ['b'], 'date': 'd0', 'command': 't0'}
+    {'variants': ['a'], 'date': 'd1', 'command': None}
     """
     if old is None:
         return new
@@ -300,7 +306,14 @@ def carried_over(old: Entry | None, new: Entry) -> Entry:
     seconds = {**{v: old.seconds[v] for v in kept if v in old.seconds}, **new.seconds}
     timed = sorted((v for v in (*new.order, *kept) if v in seconds), key=lambda v: seconds[v])
     order = tuple(timed) + tuple(v for v in (*new.order, *kept) if v not in seconds)
-    carried = {"variants": kept, "date": old.measured.get("date"), "command": old.measured.get("command")}
+    carried = []  # where the kept variants' figures come from, by the search that measured them
+    for earlier in old.measured.get("carried", []):
+        variants = [v for v in earlier["variants"] if v in kept]
+        if variants:
+            carried.append({**earlier, "variants": variants})
+    own = [v for v in kept if not any(v in c["variants"] for c in carried)]
+    if own:
+        carried.append({"variants": own, "date": old.measured.get("date"), "command": old.measured.get("command")})
     return replace(
         new,
         order=order,
