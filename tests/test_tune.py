@@ -192,6 +192,19 @@ def test_lookup_falls_back_device_vendor_type_default(shipped):
     assert database.lookup("sort", _fake(), 1 << 20) is None
 
 
+def test_a_skeletons_work_group_ceiling_is_the_one_tuned_at_the_largest_size(shipped):
+    from parskel.skeletons.program import tuned_group
+
+    def ceiling(size, wg):
+        return Entry(family="skeletons.reduce", size=size, order=("reduce",), params={"reduce": {"WG": wg}})
+
+    database.write(shipped, [ceiling(1 << 20, 128), ceiling(1 << 26, 512), ceiling(1 << 12, 64)])
+    database.reload()
+    device = SimpleNamespace(info=_fake().info, type="gpu")
+    assert tuned_group(device, "ps_reduce") == 512
+    assert tuned_group(device, "ps_map") == 256  # nothing tuned: the untuned ceiling
+
+
 def test_lookup_takes_the_nearest_size_and_the_overlay_first(shipped):
     database.write(shipped, [_entry(size=1 << 10, order=("small",)), _entry(size=1 << 24, order=("large",))])
     database.reload()

@@ -62,13 +62,17 @@ def check_size(n: int, what: str) -> None:
 
 #: The work-group ceiling of a skeleton's kernels where the tuning database has none.
 GROUP = 256
+#: The size a skeleton's work-group ceiling is looked up at (see :func:`tuned_group`).
+LARGEST = 1 << 31
 
 
 def tuned_group(device: Device, kernel: str, cpu: int | None = None) -> int:
     """The work-group ceiling for the skeleton kernel ``kernel`` (``ps_map``) on ``device``: the
     ``WG`` the tuning database holds for ``skeletons.map`` (``parskel tune skeletons.map``), else
-    ``cpu`` on a CPU device where the kernel has a CPU shape of its own, else :data:`GROUP`."""
-    found = lookup(f"skeletons.{kernel.removeprefix('ps_')}", device)
+    ``cpu`` on a CPU device where the kernel has a CPU shape of its own, else :data:`GROUP`.
+    A skeleton builds its kernel once for every size, so where the database holds the ceiling at
+    several sizes, the largest size's is taken: the size where the kernel's time counts most."""
+    found = lookup(f"skeletons.{kernel.removeprefix('ps_')}", device, LARGEST)
     tuned = next(iter(found.entry.params.values()), {}) if found is not None else {}
     untuned = cpu if cpu is not None and device.type == "cpu" else GROUP
     return int(tuned.get("WG", untuned))
