@@ -205,6 +205,36 @@ def test_a_skeletons_work_group_ceiling_is_the_one_tuned_at_the_largest_size(shi
     assert tuned_group(device, "ps_map") == 256  # nothing tuned: the untuned ceiling
 
 
+def test_a_vendors_entry_holds_for_the_backend_it_was_tuned_through(shipped):
+    """CUDA and NVIDIA's OpenCL rank one kernel's shapes differently: a vendor's entry written
+    by a search through CUDA serves that vendor's GPUs through CUDA only, and at equal sizes
+    an entry of the device's own backend comes before one of any backend."""
+    vendor = {"vendor": "nvidia", "type": "gpu"}
+    database.write(
+        shipped,
+        [
+            _entry(order=("any",), **vendor),
+            _entry(order=("cuda",), backend="cuda", **vendor),
+            _entry(size=1 << 10, order=("opencl",), backend="opencl", **vendor),
+        ],
+    )
+    database.reload()
+    assert database.lookup("scan", _fake(backend="cuda"), 1 << 20).entry.order == ("cuda",)
+    assert database.lookup("scan", _fake(backend="opencl"), 1 << 20).entry.order == ("any",)
+    assert database.lookup("scan", _fake(backend="opencl"), 1 << 10).entry.order == ("opencl",)
+    written = database.for_device(
+        SimpleNamespace(info=_fake(backend="cuda").info),
+        "scan",
+        1 << 20,
+        "vendor",
+        order=("x",),
+        params={},
+        seconds={},
+        measured={},
+    )
+    assert (written.backend, written.device, written.level) == ("cuda", database.ANY, "vendor")
+
+
 def test_lookup_takes_the_nearest_size_and_the_overlay_first(shipped):
     database.write(shipped, [_entry(size=1 << 10, order=("small",)), _entry(size=1 << 24, order=("large",))])
     database.reload()
@@ -501,8 +531,8 @@ def test_write_defaults_writes_a_valid_table_and_both_entries(tmp_path, monkeypa
 
 
 def test_write_defaults_writes_one_entry_a_key_the_first_outcomes(tmp_path, monkeypatch, shipped):
-    """Outcomes whose entries share a key (CUDA and NVIDIA's OpenCL on one GPU share the
-    vendor's) write one entry for it, the first outcome's, not one each."""
+    """Outcomes whose entries share a key (two searches of one device in one run) write one
+    entry for it, the first outcome's, not one each."""
     device = _pocl()
     table_path = tmp_path / "preferred.json"
     table_path.write_text(defaults.preferred_path().read_text())

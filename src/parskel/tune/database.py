@@ -132,7 +132,7 @@ class Entry:
         backend, short_vendor, kind, name = who
         if self.type not in (ANY, kind) or self.vendor not in (ANY, short_vendor):
             return False
-        return self.device == ANY or (self.device == name and self.backend in (ANY, backend))
+        return self.backend in (ANY, backend) and self.device in (ANY, name)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -171,7 +171,9 @@ def for_device(
     measured: Mapping[str, Any],
     refused: tuple[str, ...] = (),
 ) -> Entry:
-    """An entry for ``device`` at ``level`` (``device``, or ``vendor`` for its vendor and type)."""
+    """An entry for ``device`` at ``level`` (``device``, or ``vendor`` for its vendor and type,
+    through the same backend: NVIDIA's CUDA and OpenCL compilers rank the same kernel's shapes
+    differently)."""
     backend, short_vendor, kind, name = identity(device)
     if level not in ("device", "vendor"):
         raise ValueError(f"entries are written for a device or its vendor, not {level!r}")
@@ -181,7 +183,7 @@ def for_device(
         size=size,
         order=order,
         params=params,
-        backend=backend if mine else ANY,
+        backend=backend,
         vendor=short_vendor,
         type=kind,
         device=name if mine else ANY,
@@ -385,8 +387,16 @@ def _lookup(family: str, who: Identity, wanted: int | None) -> Found | None:
             continue
         if wanted is None:
             return found[0]
-        # the nearest size class; ties go to the user's entries, then to the larger size
-        return min(found, key=lambda f: (abs(size_class(f.entry.size) - wanted), -size_class(f.entry.size)))
+        # the nearest size class; ties go to the larger size, then to an entry of the device's
+        # own backend over one of any backend, then to the user's entries
+        return min(
+            found,
+            key=lambda f: (
+                abs(size_class(f.entry.size) - wanted),
+                -size_class(f.entry.size),
+                f.entry.backend == ANY,
+            ),
+        )
     return None
 
 
