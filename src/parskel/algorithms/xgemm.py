@@ -6,8 +6,9 @@ C a work-group computes (``MWG x NWG``), the step along K (``KWG``), the work-gr
 per compute unit the register budget is cut for, and ``ORDER``, the order of each step's
 multiply-adds (the same sums; the registers the compiler gives them differ). ``xgemm`` and
 ``xgemm_small`` register two configurations (large tiles for large products on GPUs, small
-ones for small products and CPUs). Operands whose sides are already multiples of the tiles (and device arrays aligned to
-the vectors) are used as they are; others are copied into zero-padded buffers.
+ones for small products and CPUs). Operands whose sides are already multiples of the tiles
+(and device arrays aligned to the vectors) are used as they are; others are copied into
+zero-padded buffers.
 """
 
 from __future__ import annotations
@@ -62,9 +63,8 @@ def run_xgemm(
             f"matmul/xgemm needs {need} bytes of local memory for {a.dtype} tiles; "
             f"{device.id} has {device.info.local_mem_bytes} (try smaller MWG, NWG or KWG)"
         )
-    tiles = {"MWG": MWG, "NWG": NWG, "KWG": KWG, "MDIMC": MDIMC, "NDIMC": NDIMC, "VW": VW}
-    tiles.update(MIN_GROUPS=MIN_GROUPS, ORDER=ORDER)
-    defines: dict[str, int | str] = {"T": ctype, **tiles}
+    defines: dict[str, int | str] = {"T": ctype, "MWG": MWG, "NWG": NWG, "KWG": KWG, "MDIMC": MDIMC}
+    defines.update(NDIMC=NDIMC, VW=VW, MIN_GROUPS=MIN_GROUPS, ORDER=ORDER)
     kernel = device.program("matmul/xgemm.cl", defines).kernel("xgemm")
     (m, k), n = a.shape, b.shape[1]
     mp, kp, np_ = round_to_multiple(m, MWG), round_to_multiple(k, KWG), round_to_multiple(n, NWG)
