@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import parskel as ps
-from parskel.algorithms import onesweep, scans
+from parskel.algorithms import onesweep, scans, single_pass
 from parskel.errors import LaunchError
 from parskel.runtime import traits
 from test_scan import assert_scan, sample, skip_without_fp64
@@ -40,6 +40,31 @@ def test_scan_modes(device, rng, spins, progress, dtype):
         x = sample(rng, dtype, n)
         got = ps.scan(x, inclusive=inclusive, variant="single_pass", device=device, progress=progress, WG=64)
         assert_scan(got, x, inclusive)
+
+
+@pytest.mark.parametrize("progress", MODES)
+def test_scans_that_keep_their_zeroed_state_between_calls(device, rng, monkeypatch, progress):
+    """A GPU's scans on its own queue keep their look-back state, zeroed again behind each
+    kernel for the next call: scans of growing and shrinking sizes and of other element sizes,
+    one after another, each against NumPy (kept here on every device)."""
+    monkeypatch.setattr(single_pass, "_keeps", lambda dev: dev.on_own_queue)
+    single_pass.free_kept_states(device)
+    try:
+        for n, dtype, inclusive in [
+            (200_003, np.int32, True),
+            (5_000, np.int32, False),
+            (200_003, np.float64, True),
+            (70_001, np.uint32, True),
+            (400_009, np.int64, False),
+            (70_001, np.int32, True),
+        ]:
+            skip_without_fp64(device, dtype)
+            x = sample(rng, dtype, n)
+            got = ps.scan(x, inclusive=inclusive, variant="single_pass", device=device, progress=progress, WG=64)
+            assert_scan(got, x, inclusive)
+        assert 0 < len(single_pass._KEPT[device]) <= single_pass.KEPT_STATES
+    finally:
+        assert single_pass.free_kept_states(device) > 0
 
 
 @pytest.mark.parametrize("params", [{"WG": 128, "ITEMS": 1}, {"WG": 64, "ITEMS": 3}, {"WG": 512, "ITEMS": 32}])

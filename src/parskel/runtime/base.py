@@ -365,6 +365,15 @@ class Device(ABC):
         concurrent queues raises :class:`BackendUnavailableError`."""
         raise BackendUnavailableError(f"{self.id} has a single queue")
 
+    @property
+    def on_own_queue(self) -> bool:
+        """Whether commands go to the device's own queue now (no :meth:`on` block active).
+
+        >>> ps.device().on_own_queue
+        True
+        """
+        return self._active is None
+
     @contextlib.contextmanager
     def on(self, stream: Stream | None) -> Iterator[None]:
         """Send the commands of the block (allocations included) to ``stream``; ``None`` is the
