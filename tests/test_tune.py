@@ -220,6 +220,10 @@ def test_a_vendors_entry_holds_for_the_backend_it_was_tuned_through(shipped):
     )
     database.reload()
     assert database.lookup("scan", _fake(backend="cuda"), 1 << 20).entry.order == ("cuda",)
+    assert (
+        "tuned for nvidia gpus through cuda at n=2^20"
+        in database.lookup("scan", _fake(backend="cuda"), 1 << 20).describe()
+    )
     assert database.lookup("scan", _fake(backend="opencl"), 1 << 20).entry.order == ("any",)
     assert database.lookup("scan", _fake(backend="opencl"), 1 << 10).entry.order == ("opencl",)
     written = database.for_device(

@@ -210,7 +210,7 @@ class Found:
         e = self.entry
         where = {
             "device": "tuned on this device",
-            "vendor": f"tuned for {e.vendor} {e.type}s",
+            "vendor": f"tuned for {e.vendor} {e.type}s" + (f" through {e.backend}" if e.backend != ANY else ""),
             "type": f"tuned for {e.type}s",
             "default": "tuned default",
         }[e.level]
