@@ -110,15 +110,14 @@ def enqueue(
     tiles = -(-n // tile)
     flags = values_at(tiles) * 4
     nbytes = flags + 2 * tiles * kt.itemsize
-    kept = _zeroed(device, nbytes)
-    if kept is None:
+    keeps = _keeps(device)
+    state = _zeroed(device, nbytes) if keeps else None
+    if state is None:
         state = device.alloc(nbytes)
         # the counter and flags start at zero; so do the values where they hold the tiles' status
         device.fill(state, _ZERO, None if waits["PACKED"] else flags)
-    else:
-        state = kept
     device.launch(kernel, tiles * group, group, src, dst, state, np.uint32(n), np.uint32(tiles))
-    if kept is not None or _keeps(device):
+    if keeps:
         device.fill(state, _ZERO, nbytes)  # zero again behind the kernel, for the next call
         _keep(device, state)
 
@@ -143,8 +142,6 @@ def _keeps(device: Device) -> bool:
 def _zeroed(device: Device, nbytes: int) -> Buffer | None:
     """A kept state of at least ``nbytes``, all zeros by the time the next command runs (its
     zeroing was enqueued before it came back), taken out of the kept ones; else None."""
-    if not _keeps(device):
-        return None
     with _KEPT_LOCK:
         kept = _KEPT.get(device, [])
         fitting = [b for b in kept if b.nbytes >= nbytes]

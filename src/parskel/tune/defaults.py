@@ -1,8 +1,8 @@
 """``parskel tune --write-defaults``: measurements become the defaults parskel ships.
 
 Two files of the package are written, never edited by hand: the tuning database's shipped
-defaults (``tune/defaults.json``: an entry for the device and one for its vendor and type, the
-first device's where one run tunes several of them) and
+defaults (``tune/defaults.json``: an entry for the device and one for its vendor and type
+through the same backend, the first device's where one run tunes several of them) and
 ``algorithms/preferred.json``, the variant order used where the database has nothing: the
 device type's list (``cpu``, ``gpu``) and, for GPUs, the vendor's (``vendor:nvidia``) are
 reordered by the measured times, as a lookup orders them (the largest size measured decides,
