@@ -128,6 +128,30 @@ def test_xgemm_configurations(device, rng, params, order):
         _run(device, rng, "xgemm", shape, np.float32, **params)
 
 
+def test_xgemm_builds_the_order_it_is_given_or_tuned(device, rng, monkeypatch):
+    """ORDER reaches the kernel's build, named by the caller or read from the tuning database."""
+    from parskel.tune import database
+
+    built = []
+    program = type(device).program
+
+    def noted(dev, path, defines=None):
+        if path == "matmul/xgemm.cl":
+            built.append(dict(defines or {}))
+        return program(dev, path, defines)
+
+    monkeypatch.setattr(type(device), "program", noted)
+    params = {**XGEMM_CONFIGS[0], "MIN_GROUPS": 1}
+    _run(device, rng, "xgemm", (37, 45, 29), np.float32, **params, ORDER=2)
+    assert built[-1]["ORDER"] == 2
+    tuned = database.for_device(
+        device, "matmul", 64, order=("xgemm",), params={"xgemm": {**params, "ORDER": 1}}, seconds={}, measured={}
+    )
+    with database.pinned(tuned):
+        _run(device, rng, "xgemm", (64, 64, 64), np.float32)
+    assert built[-1]["ORDER"] == 1
+
+
 def test_xgemm_refuses_tiles_that_do_not_divide(device):
     a = np.ones((4, 4), np.float32)
     with pytest.raises(VariantError, match="divide"):
