@@ -136,6 +136,55 @@ def test_onesweep_modes(device, rng, spins, progress):
             np.testing.assert_array_equal(out_values, values[order], err_msg=f"{name} {np.dtype(dtype)}")
 
 
+@pytest.mark.parametrize("wide", [False, True], ids=["status32", "status64"])
+def test_onesweep_clears_its_status_words_itself(device, rng, monkeypatch, wide):
+    """The host zeroes only the digit counts and tile counters: the histogram clears section 0
+    of the status words for the first pass, and each pass the other section for the next.
+    The state buffer starts here as stale words (published prefixes of 0, which a look-back
+    would take), and is read after every launch: each section is clear before its pass runs,
+    and the sort matches NumPy."""
+    if wide:
+        monkeypatch.setattr(onesweep, "WIDE_FROM", 0)
+    stale = np.uint64(1 << 63) if wide else np.uint32(1 << 31)
+    keys = random_keys(rng, np.uint32, 30_011)  # tiles of 256 x 4: 30 tiles a pass
+    values = rng.permutation(keys.size).astype(np.uint32)
+    kb, vb = device.to_device(keys), device.to_device(values)
+    ok, ov = device.alloc(keys.nbytes), device.alloc(values.nbytes)
+    tiles = -(-keys.size // (256 * 4))
+    section = tiles * onesweep.RADIX * stale.itemsize
+    allocate, launch = device.alloc, device.launch
+    meta: list = []
+    states: list[np.ndarray] = []
+
+    def alloc(nbytes):
+        buffer = allocate(nbytes)
+        if not meta:  # the sort's first buffer is its state
+            device.fill(buffer, stale)
+            meta.append(buffer)
+        return buffer
+
+    def launched(*args):
+        event = launch(*args)
+        state = np.empty(meta[0].nbytes, np.uint8)
+        device.download(meta[0], state)
+        states.append(state[onesweep.STATUS_AT * 4 :][: 2 * section].view(stale.dtype).reshape(2, -1))
+        return event
+
+    monkeypatch.setattr(device, "alloc", alloc)
+    monkeypatch.setattr(device, "launch", launched)
+    onesweep.sort_buffers(device, kb, ok, keys.size, np.uint32, vb, ov, keys_per_item=4)
+    histogram, _, *passes = states
+    assert not histogram[0].any() and (histogram[1] == stale).all()
+    for p, after in enumerate(passes[:-1]):
+        assert not after[(p + 1) % 2].any(), f"pass {p} left the next pass's section"
+    got_keys, got_values = np.empty_like(keys), np.empty_like(values)
+    device.download(ok, got_keys)
+    device.download(ov, got_values)
+    order = stable_order(keys)
+    np.testing.assert_array_equal(got_keys, keys[order])
+    np.testing.assert_array_equal(got_values, values[order])
+
+
 def test_onesweep_wide_status_words(device, rng, monkeypatch):
     """The 64-bit status words of sorts of 2^30 keys and more, on a small sort."""
     monkeypatch.setattr(onesweep, "WIDE_FROM", 0)

@@ -40,6 +40,11 @@ RESIDENT_PASS = 768
 #: where the status words begin in the sort's one buffer of state, in 4-byte words: after the digit
 #: counts, the tile counters and the digit starts (STATUS_AT in onesweep.cl; a multiple of 2)
 STATUS_AT = 2 * PASSES * RADIX + PASSES
+#: the bytes the host zeroes before a sort: the digit counts and the tile counters (the kernels
+#: clear the status words themselves, see onesweep.cl)
+CLEARED_BYTES = (PASSES * RADIX + PASSES) * 4
+#: sections of status words: pass p looks back in section p % 2
+SECTIONS = 2
 
 Result = Any  # an array, or a (keys, values) pair of arrays
 
@@ -89,7 +94,7 @@ def sort_buffers(
     # counts, tile counters, starts, then the passes' status words (STATUS_AT in onesweep.cl);
     # the device counts the digits while the host prepares the passes
     meta = device.alloc(layout.meta_bytes)
-    device.fill(meta, _ZERO)
+    device.fill(meta, _ZERO, CLEARED_BYTES)
     wg = work_group
     device.launch(layout.histogram, layout.groups * wg, wg, keys, meta, layout.n, layout.chunk)
     device.launch(layout.starts, wg, wg, meta)
@@ -138,7 +143,7 @@ def _layout(
     histogram, starts, sweep, tile = plan
     tiles = -(-n // tile)
     groups = min(tiles, groups_per_unit(device, work_group) * device.info.compute_units)
-    meta_bytes = STATUS_AT * 4 + PASSES * tiles * RADIX * (8 if wide else 4)
+    meta_bytes = STATUS_AT * 4 + SECTIONS * tiles * RADIX * (8 if wide else 4)
     return _Layout(histogram, starts, sweep, tiles, meta_bytes, groups, np.uint32(n), np.uint32(-(-n // groups)))
 
 

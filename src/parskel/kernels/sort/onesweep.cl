@@ -29,10 +29,14 @@
  *
  * Keys are encoded (keys.h) as the first pass reads them and decoded as the last writes them.
  * The status words pack a 2-bit flag with a count: 32 bits below 2^30 keys, 64 (WIDE) above.
- * meta holds the 4 x 256 digit counts, then the 4 tile counters, zeroed before the sort, then
- * the 4 x 256 digit starts (the counts' exclusive scans, which onesweep_starts writes once, so
- * that no tile scans them again), then the passes' status words, zeroed before the sort: the
- * host allocates and clears them all with one command each. */
+ * meta holds the 4 x 256 digit counts, then the 4 tile counters, which the host zeroes before
+ * the sort, then the 4 x 256 digit starts (the counts' exclusive scans, which onesweep_starts
+ * writes once, so that no tile scans them again), then two sections of status words, a row of
+ * 256 a tile: pass p looks back in section p % 2. Clearing them is folded into kernels whose
+ * memory has room to spare: onesweep_histogram clears section 0 for the first pass, and each
+ * pass clears its tile's row of the other section, the last pass's, for the next. A separate
+ * clear of four sections (150 MB for 2^28 keys) took 56 us of an H200's time before the
+ * histogram could start. */
 #include "common/parskel.h"
 #include "common/subgroup.h"
 #include "keys.h"
@@ -164,6 +168,11 @@ void onesweep_histogram(__global const uint *keys, __global uint *meta, uint n, 
     }
     for (; i < end; i += WG)
         count_digits(counts, encode_key(keys[i]));
+    /* section 0 of the status words, cleared for the first pass */
+    __global status_t *section = (__global status_t *)(meta + STATUS_AT);
+    uint words = (n + TILE - 1) / TILE * RADIX;
+    for (uint w = get_global_id(0); w < words; w += get_global_size(0))
+        section[w] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < PASSES * RADIX; i += WG)
         if (counts[i])
@@ -231,7 +240,11 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     uint tile = tile_s;
 #endif
     uint base = tile * TILE;
-    volatile __global status_t *status = status_all + pass * tiles * RADIX;
+    volatile __global status_t *status = status_all + (pass & 1) * tiles * RADIX;
+    /* the other section is the last pass's, which has ended: this tile's row of it, cleared
+     * for the next pass */
+    if (!last && lid < RADIX)
+        status_all[((pass + 1) & 1) * tiles * RADIX + tile * RADIX + lid] = 0;
 
     /* the work-item's keys: position warp * LANES * ITEMS + round * LANES + lane of the tile;
      * past n, the largest key, which ranks after every real key of its digit */
