@@ -311,6 +311,42 @@ def test_the_pass_over_keys_reaches_nvidia_opencl_with_its_register_bound(device
     assert ".maxnreg 80" in ptx[0] and ".maxnreg" not in ptx[1]
 
 
+def test_the_scan_reaches_nvidia_opencl_with_the_register_bound_of_its_groups(device, rng, monkeypatch):
+    """On NVIDIA's OpenCL, ``MIN_GROUPS`` (CUDA's launch bounds) becomes `.maxnreg` in the scan's
+    PTX: five groups of 256 share an SM's 64K registers at 48 a work-item; without it, none."""
+    if not (device.backend == "opencl" and traits.is_nvidia_gpu(device)):
+        pytest.skip(f"{device.id}: only NVIDIA's OpenCL takes a register bound through its PTX")
+    import pyopencl as cl
+
+    monkeypatch.setattr(single_pass, "_PLANS", {})
+    x = sample(rng, np.int32, 7 * 256 * 32 + 3)
+    for groups in (5, 0):
+        got = ps.scan(
+            x, inclusive=True, variant="single_pass", device=device, WG=256, STAGE=1, ITEMS=32, MIN_GROUPS=groups
+        )
+        assert_scan(got, x, True)
+    built = {
+        dict(defines).get("MIN_GROUPS"): program
+        for (path, defines), program in device._by_path.items()
+        if path == "scan/single_pass.cl" and dict(defines).get("ITEMS") == 32 and dict(defines).get("STAGE") == 1
+    }
+    ptx = {k: p._handle.get_info(cl.program_info.BINARIES)[0].decode(errors="replace") for k, p in built.items()}
+    assert ".maxnreg 48" in ptx[5] and ".maxnreg" not in ptx[0]
+
+
+def test_min_groups_bounds_registers_by_launch_bounds_on_cuda_and_the_ptx_on_nvidia_opencl():
+    """What MIN_GROUPS adds to the scan's defines, by device (no device needed)."""
+    from types import SimpleNamespace as NS
+
+    nvidia_cl = NS(backend="opencl", type="gpu", info=NS(vendor="NVIDIA Corporation"))
+    assert single_pass._bound(nvidia_cl, 256, 5) == {"PS_MAX_REGISTERS": 48}
+    assert single_pass._bound(nvidia_cl, 256, 0) == {}
+    assert single_pass._bound(nvidia_cl, 512, 5) == {"PS_MAX_REGISTERS": 32}  # an SM holds 2048 work-items
+    assert single_pass._bound(NS(backend="cuda"), 256, 5) == {}
+    pocl = NS(backend="opencl", type="cpu", info=NS(vendor="The pocl project"))
+    assert single_pass._bound(pocl, 256, 5) == {}
+
+
 def test_only_four_and_eight_byte_sums_of_a_polling_look_back_share_a_word_with_their_status(device):
     """PACKED (one word of 8 or 16 bytes per tile for status and value) is asked for 4-byte (1)
     and 8-byte (2) elements where the look-back polls, never with the decoupled fallback, whose

@@ -71,7 +71,8 @@
 /* MIN_GROUPS (CUDA): work-groups an SM must be able to hold at once, which bounds the registers;
  * 0 leaves them to the compiler. The includer's kernel carries SP_BOUNDS. On an H200 a staged
  * tile of 256 x 32 int32 took 64 registers (four groups an SM); bounded to five groups (51
- * registers) its scan of 2^28 went from 0.80 to 0.75 ms. */
+ * registers) its scan of 2^28 went from 0.80 to 0.75 ms. NVIDIA's OpenCL takes no launch
+ * bounds: there algorithms/single_pass.py sets the same bound in the PTX (PS_MAX_REGISTERS). */
 #ifndef MIN_GROUPS
 #define MIN_GROUPS 0
 #endif
