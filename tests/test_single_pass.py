@@ -113,6 +113,16 @@ def test_a_staged_tile_larger_than_local_memory_takes_fewer_elements_a_work_item
         np.testing.assert_array_equal(got, np.cumsum(x, dtype=dtype))
 
 
+def assert_sorted_buffers(device, out_keys, out_values, keys: np.ndarray, values: np.ndarray) -> None:
+    """The device buffers ``out_keys`` and ``out_values`` hold ``keys`` and ``values`` sorted stably."""
+    got_keys, got_values = np.empty_like(keys), np.empty_like(values)
+    device.download(out_keys, got_keys)
+    device.download(out_values, got_values)
+    order = stable_order(keys)
+    np.testing.assert_array_equal(got_keys, keys[order])
+    np.testing.assert_array_equal(got_values, values[order])
+
+
 def stable_order(keys: np.ndarray) -> np.ndarray:
     """The stable order of parskel's sorts: NumPy's, with -0.0 before +0.0 (and NaNs all equal)."""
     if keys.dtype.kind != "f":
@@ -177,12 +187,7 @@ def test_onesweep_clears_its_status_words_itself(device, rng, monkeypatch, wide)
     assert not histogram[0].any() and (histogram[1] == stale).all()
     for p, after in enumerate(passes[:-1]):
         assert not after[(p + 1) % 2].any(), f"pass {p} left the next pass's section"
-    got_keys, got_values = np.empty_like(keys), np.empty_like(values)
-    device.download(ok, got_keys)
-    device.download(ov, got_values)
-    order = stable_order(keys)
-    np.testing.assert_array_equal(got_keys, keys[order])
-    np.testing.assert_array_equal(got_values, values[order])
+    assert_sorted_buffers(device, ok, ov, keys, values)
 
 
 def test_onesweep_wide_status_words(device, rng, monkeypatch):
@@ -276,12 +281,7 @@ def test_onesweep_built_without_warp_operations_shortens_a_tile_that_leaves_no_r
     kb, vb = device.to_device(keys), device.to_device(values)
     ok, ov = device.alloc(keys.nbytes), device.alloc(values.nbytes)
     onesweep.sort_buffers(device, kb, ok, keys.size, np.uint32, vb, ov, work_group=256, keys_per_item=28)
-    out_keys, out_values = np.empty_like(keys), np.empty_like(values)
-    device.download(ok, out_keys)
-    device.download(ov, out_values)
-    order = stable_order(keys)
-    np.testing.assert_array_equal(out_keys, keys[order])
-    np.testing.assert_array_equal(out_values, values[order])
+    assert_sorted_buffers(device, ok, ov, keys, values)
     assert [d["ITEMS"] for d in built] == [16]
 
 

@@ -57,22 +57,18 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
 }
 
 #ifdef PS_LANES
-/* Elements in vectors of PS_LANES (the buffers are 16-byte aligned). With PS_MAP_TILES 1 (the
- * default) each work-group walks a contiguous run of whole tiles of PS_VEC_UNROLL vectors a
- * work-item, as CUB's copy does and as Reduce's groups do (reduce.cl); with 0, work-item g takes
- * vectors g, g + S, ... over the whole grid. Then the vectors past the last whole tile, grid-
- * stride, and the first ps_n % PS_LANES work-items one of the elements after the last whole
- * vector. On an H200, x * x over 2^28 floats took 0.559-0.560 ms a call in tiles, against
- * 0.568-0.576 grid-stride, with a device copy of the same bytes at 0.508-0.512 (2^28 + 3, 2^24
- * and 2^26 alike within the noise). Four vectors are loaded before they are stored: grid-stride,
- * x * x over 2^28 + 3 floats took 0.546 ms of kernel with four, 0.550 with two and 0.559-0.565
- * with one, against 0.513-0.532 for CuPy's copy of the same bytes; over 2^24, 0.040, 0.041 and
- * 0.044 ms. */
+/* Elements in vectors of PS_LANES (the buffers are 16-byte aligned). Each work-group walks a
+ * contiguous run of whole tiles of PS_VEC_UNROLL vectors a work-item, as CUB's copy does and as
+ * Reduce's groups do (reduce.cl); then the vectors past the last whole tile go grid-stride, and
+ * the first ps_n % PS_LANES work-items take one of the elements after the last whole vector. On
+ * an H200, x * x over 2^28 floats took 0.559-0.560 ms a call so, against 0.568-0.576 when work-
+ * item g took vectors g, g + S, ... over the whole grid, with a device copy of the same bytes at
+ * 0.508-0.512 (2^28 + 3, 2^24 and 2^26 alike within the noise). Four vectors are loaded before
+ * they are stored: over the whole grid, x * x over 2^28 + 3 floats took 0.546 ms of kernel with
+ * four, 0.550 with two and 0.559-0.565 with one, against 0.513-0.532 for CuPy's copy of the same
+ * bytes; over 2^24, 0.040, 0.041 and 0.044 ms. */
 #ifndef PS_VEC_UNROLL
 #define PS_VEC_UNROLL 4
-#endif
-#ifndef PS_MAP_TILES
-#define PS_MAP_TILES 1
 #endif
 #if PS_LANES == 4
 #define PS_VEC_REST(ps_r) ps_r.s2 = PS_VEC_AT(2, s2); ps_r.s3 = PS_VEC_AT(3, s3);
@@ -94,8 +90,6 @@ __kernel void ps_map_vec(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uin
 {
     uint stride = get_global_size(0);
     uint vectors = ps_n / PS_LANES;
-    uint ps_g = get_global_id(0);
-#if PS_MAP_TILES
     /* whole tiles of PS_VEC_UNROLL vectors a work-item, each work-group a contiguous run of
      * them, as a copy walks memory; then the vectors past the last whole tile, grid-stride */
     uint ps_l = get_local_size(0), ps_tile = ps_l * PS_VEC_UNROLL;
@@ -112,20 +106,7 @@ __kernel void ps_map_vec(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uin
         for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
             ((__global PS_OUT_VT *)ps_out)[ps_q0 + ps_k * ps_l] = ps_rs[ps_k];
     }
-    ps_g += ps_tiles * ps_tile;
-#else
-    /* PS_VEC_UNROLL vectors in flight before their stores, then one at a time */
-    for (; ps_g + (PS_VEC_UNROLL - 1) * stride < vectors; ps_g += PS_VEC_UNROLL * stride) {
-        PS_OUT_VT ps_rs[PS_VEC_UNROLL];
-#pragma unroll
-        for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
-            PS_VEC_RESULT(ps_rs[ps_k], ps_g + ps_k * stride)
-#pragma unroll
-        for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
-            ((__global PS_OUT_VT *)ps_out)[ps_g + ps_k * stride] = ps_rs[ps_k];
-    }
-#endif
-    for (; ps_g < vectors; ps_g += stride) {
+    for (uint ps_g = ps_tiles * ps_tile + get_global_id(0); ps_g < vectors; ps_g += stride) {
         PS_OUT_VT ps_r;
         PS_VEC_RESULT(ps_r, ps_g)
         ((__global PS_OUT_VT *)ps_out)[ps_g] = ps_r;
