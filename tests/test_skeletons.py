@@ -575,6 +575,31 @@ def test_the_single_pass_scan_skeleton_leaves_its_total_after_the_tiles(device, 
             assert total == want[-1]
 
 
+def test_the_scan_skeleton_reaches_nvidia_opencl_with_the_register_bound_of_its_groups(device):
+    """On NVIDIA's OpenCL, a Scan of 4-byte elements (staged tiles) is built with `.maxnreg` in
+    its PTX, as CUDA bounds it by launch bounds; one of 8-byte elements without."""
+    from parskel.runtime import traits
+
+    if not (device.backend == "opencl" and traits.is_nvidia_gpu(device)):
+        pytest.skip(f"{device.id}: only NVIDIA's OpenCL takes a register bound through its PTX")
+    import pyopencl as cl
+
+    rng = np.random.default_rng(5)
+    bounds = {}
+    for c, dtype in (("int", np.int32), ("long", np.int64)):
+        name = f"{c}_sum_under_a_bound"  # a name of this test's own, to find its program by
+        x = rng.integers(-50, 50, 300_001).astype(dtype)
+        result, total = ps.Scan(f"{c} {name}({c} a, {c} b) {{ return a + b; }}", identity=0, inclusive=True)(
+            ps.Vector(x, device=device)
+        )
+        np.testing.assert_array_equal(result.numpy(), np.cumsum(x, dtype=dtype))
+        assert total == x.sum(dtype=dtype)
+        built = [p for p in device._programs.values() if name in p.source.text and "ps_scan" in p.source.text]
+        ptx = [p._handle.get_info(cl.program_info.BINARIES)[0].decode(errors="replace") for p in built]
+        bounds[c] = {line.split()[-1] for text in ptx for line in text.splitlines() if ".maxnreg" in line}
+    assert bounds == {"int": {"48"}, "long": set()}
+
+
 @pytest.mark.parametrize("commutative", [None, False])
 @pytest.mark.parametrize("n", [1, 31, 32, 33, 1000, 65537, (1 << 20) + 5])
 def test_reduce_of_an_operator_that_commutes(device, n, commutative):

@@ -11,7 +11,7 @@ import numpy as np
 from ..containers.structs import struct_definitions, structs_named_in
 from ..errors import BuildError, ShapeError
 from ..runtime import Device, Program, Source, round_down_to_power_of_two
-from ..runtime.sources import read_kernel_file
+from ..runtime.sources import Defines, read_kernel_file
 from ..runtime.traits import with_warp_ops
 from ..tune.database import lookup
 from .userfn import INDEX_TYPE, UserFunction
@@ -37,9 +37,11 @@ def build(
     dtypes: Sequence[np.dtype],
     glue: str,
     prelude: str = "",
+    defines: Defines | None = None,
 ) -> Program:
     """Compose header (+ ``prelude``, which user functions see), user functions (renamed),
-    glue macros and the template, and build it."""
+    glue macros and the template, and build it (with ``defines``: those the device's build
+    reads too, such as a register bound on NVIDIA's OpenCL)."""
     parts: list[tuple[str, str]] = [(f"{skeleton}_types.h", header(dtypes, functions) + prelude)]
     for fn in functions:
         parts.append((f"{skeleton}_{fn.role}_rename.h", f"#define {fn.signature.name} {fn.name}\n"))
@@ -49,7 +51,7 @@ def build(
     parts.append((template, read_kernel_file(template)))
     source = Source.compose(parts, name=f"{skeleton} kernel")
     try:
-        return device.build(source)
+        return device.build(source, defines)
     except BuildError as exc:
         names = " and ".join(repr(fn.signature.name) for fn in functions) or "(none)"
         raise BuildError(f"{skeleton} with user function {names}", exc.log, exc.excerpt) from None

@@ -13,7 +13,7 @@ import numpy as np
 from ..containers.base import Container
 from ..errors import ShapeError, boolean
 from ..runtime import Buffer, Device, Kernel
-from ..runtime.traits import aligned, cpu_runs, lookback_defines, one_pass
+from ..runtime.traits import aligned, cpu_runs, lookback_defines, one_pass, register_bound
 from . import pipelined
 from .arguments import bind_extras, mark_written
 from .base import Skeleton
@@ -40,10 +40,11 @@ CPU_TILE_BYTES = 128 << 10
 # scalars. On an H100, int32 at 2^28 took 1.05-1.28 ms with 32 per work-item staged, against
 # 1.3-1.8 ms with 16 read as vectors (parskel.scan's sweeps, docs/benchmarks.md).
 TILE_ITEM_BYTES = 128
-#: On CUDA, the work-items an SM must hold at once for staged tiles of 4-byte elements, which
-#: bounds the registers (``MIN_GROUPS`` of ``scan/single_pass.h``): an int32 or float32 ``Scan``
-#: of 2^28 on an H100 took 0.907-0.948 ms so, 0.960-1.000 with the compiler's 64 registers (four
-#: groups of 256 an SM), 0.98-1.04 bounded to 1,536
+#: On NVIDIA's GPUs, the work-items an SM must hold at once for staged tiles of 4-byte elements,
+#: which bounds the registers (``MIN_GROUPS`` of ``scan/single_pass.h`` on CUDA, ``.maxnreg`` in
+#: the PTX on NVIDIA's OpenCL): an int32 or float32 ``Scan`` of 2^28 on an H100 took
+#: 0.907-0.948 ms so, 0.960-1.000 with the compiler's 64 registers (four groups of 256 an SM),
+#: 0.98-1.04 bounded to 1,536
 BOUNDED_ITEMS = 1280
 
 
@@ -125,10 +126,18 @@ class Scan(Skeleton):
             + "".join(f"#define {k} {v}\n" for k, v in lookback_defines(dev, 0, self.dtype.itemsize).items())
             + identity_glue(self.identity)
         )
+        bounded = staged and self.dtype.itemsize == 4
+
+        def bound(L: int) -> dict[str, int]:
+            # NVIDIA's OpenCL takes no launch bounds: MIN_GROUPS as a bound in the PTX there
+            return register_bound(dev, L, BOUNDED_ITEMS) if bounded else {}
+
         program, group = build_grouped(
             dev,
             lambda L: build_warped(
-                dev, lambda g: build(dev, self.name, TEMPLATE, [op], [self.dtype], g), glue + f"#define PS_WG {L}\n"
+                dev,
+                lambda g: build(dev, self.name, TEMPLATE, [op], [self.dtype], g, defines=bound(L)),
+                glue + f"#define PS_WG {L}\n",
             ),
             ("ps_scan",),
         )
