@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import parskel as ps
 from parskel.errors import BuildError, DTypeError, ShapeError, UserFunctionError
 from parskel.skeletons.map import vector_lanes
+from test_cuda import NVRTC, NVRTC_WHY, captured_builds, nvrtc_build
 
 FEW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 SIZES = st.one_of(st.sampled_from([0, 1, 2, 3, 7, 31, 255, 256, 257, 1021, 1024, 1031, 4099]), st.integers(0, 20000))
@@ -573,6 +574,59 @@ def test_the_single_pass_scan_skeleton_leaves_its_total_after_the_tiles(device, 
             want = np.cumsum(x, dtype=dtype)
             np.testing.assert_array_equal(result.numpy(), want if inclusive else np.concatenate([[0], want[:-1]]))
             assert total == want[-1]
+
+
+@pytest.mark.parametrize("n", [3, 1029, 4 * 1024 + 5, 9 * 1024 + 7, 300_007])
+def test_map_and_zip_in_vectors_walk_runs_of_rows_then_the_rest(device, monkeypatch, n):
+    """GPUs map in 16-byte vectors (ps_map_vec): each work-group a run of rows (one vector a
+    work-item), four at a time then one, the vectors past the last whole row grid-stride, then
+    the last elements. A CPU device is described as a GPU here, so that it takes that form;
+    the sizes give runs of rows with and without remainders, none at all, and loose elements."""
+    import dataclasses
+
+    if device.type == "cpu":
+        monkeypatch.setattr(device, "info", dataclasses.replace(device.info, type="gpu"))
+    assert vector_lanes(device, [np.dtype(np.float32)], np.dtype(np.float32)) == 4
+    rng = np.random.default_rng(11)
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    square = ps.Map("float f(float x) { return x * x; }")
+    launched = []
+    launch = device.launch
+    monkeypatch.setattr(device, "launch", lambda kernel, *a: launched.append(kernel.name) or launch(kernel, *a))
+    np.testing.assert_array_equal(square(ps.Vector(x, device=device)).numpy(), x * x)
+    assert launched == ["ps_map_vec"]
+    product = ps.Zip("float f(float x, float y) { return x * y; }")
+    np.testing.assert_array_equal(product(ps.Vector(x, device=device), ps.Vector(y, device=device)).numpy(), x * y)
+    indexed = ps.Map("float f(float x, ps_index i) { return x + (float)(i % 1000); }")
+    got = indexed(ps.Vector(x, device=device)).numpy()
+    np.testing.assert_array_equal(got, x + (np.arange(n) % 1000).astype(np.float32))
+    if n > 4096:  # 2D: the row and column of each lane
+        m = ps.Map("float f(float x, ps_index r, ps_index c) { return x + (float)(7 * r + c); }")
+        a = x[: (n // 64) * 64].reshape(-1, 64)
+        want = a + (7 * np.arange(a.shape[0])[:, None] + np.arange(64)[None, :]).astype(np.float32)
+        np.testing.assert_array_equal(m(ps.Matrix(a, device=device)).numpy(), want)
+    twice = ps.Map("double f(double x) { return 2 * x; }")  # two lanes a vector
+    if device.info.fp64:
+        z = x.astype(np.float64)
+        np.testing.assert_array_equal(twice(ps.Vector(z, device=device)).numpy(), 2 * z)
+
+
+@pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
+def test_map_and_zip_in_vectors_build_with_nvrtc(monkeypatch):
+    """The GPU form of Map and Zip (ps_map_vec), built as CUDA builds it, with no warning."""
+    import dataclasses
+
+    dev, captured = captured_builds(monkeypatch)
+    monkeypatch.setattr(dev, "info", dataclasses.replace(dev.info, type="gpu"))
+    x = np.arange(4099, dtype=np.float32)
+    ps.Map("float f(float x) { return x * x; }")(ps.Vector(x, device=dev))
+    ps.Zip("int f(int a, float b) { return a + (int)b; }")(
+        ps.Vector(x.astype(np.int32), device=dev), ps.Vector(x, device=dev)
+    )
+    assert len(captured) == 2
+    for source in captured:
+        log, ptx = nvrtc_build(source)
+        assert ".entry ps_map_vec" in ptx and log.strip() == "", log
 
 
 def test_the_scan_skeleton_reaches_nvidia_opencl_with_the_register_bound_of_its_groups(device):

@@ -142,7 +142,7 @@ class Elementwise(Skeleton):
         ]
         lanes = vector_lanes(dev, dtypes, self._out_dtype)
         if lanes:
-            at = "(ps_i + ps_c)"
+            at = f"(ps_q * {lanes} + ps_c)"  # the element's index: lane ps_c of vector ps_q
             lane_indices = fn.element_indices(ndim, at, axis_indices(at, EXTENTS[: ndim - 1]))
             lane_call = fn.call([f"ps_q{k}.ps_s" for k in range(len(in_types))], lane_indices, "ps_x")
             glue += [

@@ -58,15 +58,19 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
 
 #ifdef PS_LANES
 /* Elements in vectors of PS_LANES (the buffers are 16-byte aligned). Each work-group walks a
- * contiguous run of whole tiles of PS_VEC_UNROLL vectors a work-item, as CUB's copy does and as
- * Reduce's groups do (reduce.cl); then the vectors past the last whole tile go grid-stride, and
- * the first ps_n % PS_LANES work-items take one of the elements after the last whole vector. On
- * an H200, x * x over 2^28 floats took 0.559-0.560 ms a call so, against 0.568-0.576 when work-
- * item g took vectors g, g + S, ... over the whole grid, with a device copy of the same bytes at
- * 0.508-0.512 (2^28 + 3, 2^24 and 2^26 alike within the noise). Four vectors are loaded before
- * they are stored: over the whole grid, x * x over 2^28 + 3 floats took 0.546 ms of kernel with
- * four, 0.550 with two and 0.559-0.565 with one, against 0.513-0.532 for CuPy's copy of the same
- * bytes; over 2^24, 0.040, 0.041 and 0.044 ms. */
+ * contiguous run of rows (a row: one vector a work-item), as CUB's copy does and as Reduce's
+ * groups do (reduce.cl), PS_VEC_UNROLL rows at a time; then the vectors past the last whole row
+ * go grid-stride, and the first ps_n % PS_LANES work-items take one of the elements after the
+ * last whole vector. The runs are shared out by rows, so that they differ by one row at most:
+ * a work-item takes as many vectors as in a grid-stride loop over the whole grid (work-item g
+ * taking vectors g, g + S, ...), only in one place. On an H200, x * x over 2^28 floats took
+ * 0.559-0.560 ms a call with runs of whole tiles of four rows, against 0.568-0.576 over the
+ * whole grid, with a device copy of the same bytes at 0.508-0.512 (2^28 + 3, 2^24 and 2^26 alike
+ * within the noise); runs of tiles left some groups a whole tile more than others where the
+ * tiles were few. Four vectors are loaded before they are stored: over the whole grid, x * x
+ * over 2^28 + 3 floats took 0.546 ms of kernel with four, 0.550 with two and 0.559-0.565 with
+ * one, against 0.513-0.532 for CuPy's copy of the same bytes; over 2^24, 0.040, 0.041 and 0.044
+ * ms. */
 #ifndef PS_VEC_UNROLL
 #define PS_VEC_UNROLL 4
 #endif
@@ -79,7 +83,6 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
 #define PS_VEC_RESULT(ps_r, ps_q_at)                                                            \
     {                                                                                           \
         uint ps_q = (ps_q_at);                                                                  \
-        uint ps_i = ps_q * PS_LANES;                                                            \
         PS_VEC_LOADS                                                                            \
         ps_r.s0 = PS_VEC_AT(0, s0);                                                             \
         ps_r.s1 = PS_VEC_AT(1, s1);                                                             \
@@ -90,14 +93,14 @@ __kernel void ps_map_vec(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uin
 {
     uint stride = get_global_size(0);
     uint vectors = ps_n / PS_LANES;
-    /* whole tiles of PS_VEC_UNROLL vectors a work-item, each work-group a contiguous run of
-     * them, as a copy walks memory; then the vectors past the last whole tile, grid-stride */
-    uint ps_l = get_local_size(0), ps_tile = ps_l * PS_VEC_UNROLL;
-    uint ps_tiles = vectors / ps_tile, ps_groups = get_num_groups(0), ps_w = get_group_id(0);
-    uint ps_per = ps_tiles / ps_groups, ps_more = ps_tiles % ps_groups;
-    uint ps_t = ps_w * ps_per + PS_MIN(ps_w, ps_more), ps_end = ps_t + ps_per + (ps_w < ps_more);
-    for (; ps_t < ps_end; ++ps_t) {
-        uint ps_q0 = ps_t * ps_tile + get_local_id(0);
+    /* rows of one vector a work-item, each work-group a contiguous run of them (the runs differ
+     * by one row at most), PS_VEC_UNROLL rows at a time; then the vectors past the last whole
+     * row, grid-stride */
+    uint ps_l = get_local_size(0), ps_groups = get_num_groups(0), ps_w = get_group_id(0);
+    uint ps_rows = vectors / ps_l, ps_per = ps_rows / ps_groups, ps_more = ps_rows % ps_groups;
+    uint ps_r = ps_w * ps_per + PS_MIN(ps_w, ps_more), ps_end = ps_r + ps_per + (ps_w < ps_more);
+    for (; ps_r + PS_VEC_UNROLL <= ps_end; ps_r += PS_VEC_UNROLL) {
+        uint ps_q0 = ps_r * ps_l + get_local_id(0);
         PS_OUT_VT ps_rs[PS_VEC_UNROLL];
 #pragma unroll
         for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
@@ -106,10 +109,16 @@ __kernel void ps_map_vec(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uin
         for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
             ((__global PS_OUT_VT *)ps_out)[ps_q0 + ps_k * ps_l] = ps_rs[ps_k];
     }
-    for (uint ps_g = ps_tiles * ps_tile + get_global_id(0); ps_g < vectors; ps_g += stride) {
-        PS_OUT_VT ps_r;
-        PS_VEC_RESULT(ps_r, ps_g)
-        ((__global PS_OUT_VT *)ps_out)[ps_g] = ps_r;
+    for (; ps_r < ps_end; ++ps_r) {
+        uint ps_v = ps_r * ps_l + get_local_id(0);
+        PS_OUT_VT ps_one;
+        PS_VEC_RESULT(ps_one, ps_v)
+        ((__global PS_OUT_VT *)ps_out)[ps_v] = ps_one;
+    }
+    for (uint ps_g = ps_rows * ps_l + get_global_id(0); ps_g < vectors; ps_g += stride) {
+        PS_OUT_VT ps_one;
+        PS_VEC_RESULT(ps_one, ps_g)
+        ((__global PS_OUT_VT *)ps_out)[ps_g] = ps_one;
     }
     uint t = vectors * PS_LANES + get_global_id(0);
     if (t < ps_n)
