@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import VariantError
 from ..runtime import Buffer, Device, Kernel, c_type
 from ..runtime.memo import remembered
-from ..runtime.traits import RESIDENT_ITEMS, aligned, built_within, lookback_defines, register_bound, with_warp_ops
+from ..runtime.traits import aligned, built_within, lookback_defines, register_bound, with_warp_ops
 from .registry import Param, Requirement, Variant, register
 from .scans import add_enqueue, host_run, values_at
 
@@ -219,9 +219,8 @@ def _plan(
 def _bound(device: Device, wg: int, min_groups: int) -> dict[str, int]:
     """``MIN_GROUPS`` on NVIDIA's OpenCL, which takes no launch bounds: the registers that let
     that many groups of ``wg`` share an SM, as a bound in the kernel's PTX (see
-    :func:`~parskel.runtime.traits.register_bound`), for at most the work-items an SM holds;
-    CUDA bounds them by ``__launch_bounds__``."""
-    return register_bound(device, wg, min(min_groups * wg, RESIDENT_ITEMS)) if min_groups else {}
+    :func:`~parskel.runtime.traits.register_bound`); CUDA bounds them by ``__launch_bounds__``."""
+    return register_bound(device, wg, min_groups * wg) if min_groups else {}
 
 
 def _kernel(device: Device, defines: dict[str, int | str]) -> Kernel:

@@ -63,8 +63,17 @@ def run_xgemm(
             f"matmul/xgemm needs {need} bytes of local memory for {a.dtype} tiles; "
             f"{device.id} has {device.info.local_mem_bytes} (try smaller MWG, NWG or KWG)"
         )
-    defines: dict[str, int | str] = {"T": ctype, "MWG": MWG, "NWG": NWG, "KWG": KWG, "MDIMC": MDIMC}
-    defines.update(NDIMC=NDIMC, VW=VW, MIN_GROUPS=MIN_GROUPS, ORDER=ORDER)
+    defines: dict[str, int | str] = {
+        "T": ctype,
+        "MWG": MWG,
+        "NWG": NWG,
+        "KWG": KWG,
+        "MDIMC": MDIMC,
+        "NDIMC": NDIMC,
+        "VW": VW,
+        "MIN_GROUPS": MIN_GROUPS,
+        "ORDER": ORDER,
+    }
     kernel = device.program("matmul/xgemm.cl", defines).kernel("xgemm")
     (m, k), n = a.shape, b.shape[1]
     mp, kp, np_ = round_to_multiple(m, MWG), round_to_multiple(k, KWG), round_to_multiple(n, NWG)

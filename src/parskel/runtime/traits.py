@@ -66,17 +66,20 @@ def lookback_defines(device: Device, progress: int = 0, itemsize: int = 0) -> di
 
 def register_bound(device: Device, work_group: int, resident: int) -> dict[str, int]:
     """The define that lets ``resident`` work-items of a kernel in groups of ``work_group`` share
-    an SM by their registers (64K an SM, in steps of 8 a work-item), on NVIDIA's OpenCL, which
-    takes no launch bounds (see :data:`~.sources.MAX_REGISTERS`); empty elsewhere.
+    an SM by their registers (64K an SM, in steps of 8 a work-item; at most
+    :data:`RESIDENT_ITEMS` work-items, all an SM holds), on NVIDIA's OpenCL, which takes no
+    launch bounds (see :data:`~.sources.MAX_REGISTERS`); empty elsewhere.
 
     >>> from types import SimpleNamespace as NS
     >>> nvidia = NS(backend="opencl", type="gpu", info=NS(vendor="NVIDIA Corporation"))
     >>> register_bound(nvidia, 256, 768), register_bound(NS(backend="cuda"), 256, 768)
     ({'PS_MAX_REGISTERS': 80}, {})
+    >>> register_bound(nvidia, 512, 5 * 512)
+    {'PS_MAX_REGISTERS': 32}
     """
     if not (device.backend == "opencl" and is_nvidia_gpu(device)):
         return {}
-    groups = max(resident // work_group, 1)
+    groups = max(min(resident, RESIDENT_ITEMS) // work_group, 1)
     return {MAX_REGISTERS: min(255, REGISTERS_PER_UNIT // (groups * work_group) // 8 * 8)}
 
 

@@ -117,16 +117,16 @@ class Scan(Skeleton):
         _, vec = load_shape(self.dtype, vec_ok)
         items = max(1, min(32, TILE_ITEM_BYTES // self.dtype.itemsize))
         staged = self.dtype.names is None  # records stay in registers: their stage would be large
+        bounded = staged and self.dtype.itemsize == 4  # MIN_GROUPS: see BOUNDED_ITEMS
         glue = (
             f"#define PS_T {op.return_type}\n#define PS_VT {op.return_type}{vec}\n#define STAGE {int(staged)}\n"
             f"#define PS_OP(a, b) {op.call(['(a)', '(b)'], [], 'ps_x')}\n"
             f"#define PS_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define PS_EXTRA_ARGS {extra_args(op, 'ps_x')}\n"
             f"#define ITEMS {items}\n#define VEC {vec}\n#define INCLUSIVE {int(self.inclusive)}\n"
-            + (f"#define MIN_GROUPS ({BOUNDED_ITEMS} / PS_WG)\n" if staged and self.dtype.itemsize == 4 else "")
+            + (f"#define MIN_GROUPS ({BOUNDED_ITEMS} / PS_WG)\n" if bounded else "")
             + "".join(f"#define {k} {v}\n" for k, v in lookback_defines(dev, 0, self.dtype.itemsize).items())
             + identity_glue(self.identity)
         )
-        bounded = staged and self.dtype.itemsize == 4
 
         def bound(L: int) -> dict[str, int]:
             # NVIDIA's OpenCL takes no launch bounds: MIN_GROUPS as a bound in the PTX there

@@ -5,8 +5,8 @@
  * lanes in order by shuffles, and lane 0 folds the spans in order. Without warp operations a
  * warp is one work-item, which walks its chunk alone. (On GPUs, an operator that commutes is
  * folded by whole work-groups over tiles instead: see below.) The work-group then combines its
- * warps in order and publishes its partial; the last group to finish (an atomic counter, reset for the
- * next launch) combines the partials in order into ps_out[0], with one warp.
+ * warps in order and publishes its partial; the last group to finish (an atomic counter, reset
+ * for the next launch) combines the partials in order into ps_out[0], with one warp.
  *
  * Glue: PS_T (result type), PS_IN_T (input type; PS_IN_VT its VEC-wide vector), PS_MAP(x, i)
  * (element x at index i, mapped for MapReduce), PS_OP(a, b), PS_MAP_EXTRA_PARAMS/_ARGS and
