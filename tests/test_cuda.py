@@ -113,7 +113,7 @@ for _t, _items, _vec in (("uint", 16, 4), ("ulong", 8, 2), ("float", 3, 1), ("do
     for _fallback in (0, 1):
         _defines = {"T": _t, "WG": 256, "ITEMS": _items, "VEC": _vec, "INCLUSIVE": 1, "FALLBACK": _fallback}
         # where the look-back polls: tiles by group number, staged in vectors, registers bounded
-        _polled = {"ORDERED": 1, "STAGE": 1, "MIN_GROUPS": 5, "PACKED": int(_t in ("uint", "float"))}
+        _polled = {"ORDERED": 1, "STAGE": 1, "MIN_GROUPS": 5, "PACKED": int(_t in ("uint", "float")), "HINTS": 3}
         KERNELS.append(("scan/single_pass.cl", {**_defines, **(_polled if not _fallback else {})}))
 for _v, _wide, _fallback in ((0, 0, 0), (1, 0, 1), (1, 1, 0)):
     _defines = {"WG": 256, "ITEMS": 15, "KEY_KIND": 2, "WITH_VALUES": _v, "WIDE": _wide, "FALLBACK": _fallback}

@@ -99,13 +99,17 @@ def enqueue(
     progress: int = 0,
     STAGE: int = 0,
     MIN_GROUPS: int = 0,
+    HINTS: int = 0,
 ) -> None:
     """Enqueue the single-pass scan of ``n`` elements of ``src`` into ``dst`` (may be ``src``)."""
     vectors = aligned(src, 16) and aligned(dst, 16)
     waits = lookback_defines(device, progress, kt.itemsize)
-    key = (device, kt, inclusive, WG, ITEMS, STAGE, MIN_GROUPS, vectors, *waits.values(), device.info.local_mem_bytes)
+    key = (
+        device, kt, inclusive, WG, ITEMS, STAGE, MIN_GROUPS, HINTS, vectors, *waits.values(),
+        device.info.local_mem_bytes,
+    )  # fmt: skip
     kernel, group, tile = remembered(
-        _PLANS, key, lambda: _plan(device, kt, inclusive, WG, ITEMS, STAGE, MIN_GROUPS, vectors, waits)
+        _PLANS, key, lambda: _plan(device, kt, inclusive, WG, ITEMS, STAGE, MIN_GROUPS, HINTS, vectors, waits)
     )
     tiles = -(-n // tile)
     flags = values_at(tiles) * 4
@@ -186,6 +190,7 @@ def _plan(
     ITEMS: int,
     STAGE: int,
     MIN_GROUPS: int,
+    HINTS: int,
     vectors: bool,
     waits: dict[str, int],
 ) -> tuple[Kernel, int, int]:
@@ -206,6 +211,7 @@ def _plan(
         "INCLUSIVE": int(inclusive),
         "STAGE": STAGE,
         "MIN_GROUPS": MIN_GROUPS,
+        "HINTS": HINTS,
         **waits,
     }
     # a compiler that needs more registers than groups of WG have (a tuned WG is for another
@@ -254,6 +260,12 @@ register(
                 0,
                 (0, 2, 3, 4, 5, 6, 8, 10),
                 "NVIDIA GPUs: work-groups an SM must hold at once, which bounds the registers (0: compiler's choice)",
+            ),
+            Param(
+                "HINTS",
+                0,
+                (0, 1, 2, 3),
+                "NVIDIA GPUs, STAGE=1: tiles read (1), written (2) or both (3) with the streaming cache operator",
             ),
         ),
         requires=(
