@@ -67,6 +67,23 @@ def test_scans_that_keep_their_zeroed_state_between_calls(device, rng, monkeypat
         assert single_pass.free_kept_states(device) > 0
 
 
+def test_a_scan_called_again_takes_its_worked_out_launch_until_the_device_is_described_anew(device, rng, monkeypatch):
+    """Scans of one size, type and kind share one worked-out launch (kernel, grid, state); a
+    device whose description is replaced (a smaller local memory here, which a staged tile must
+    fit) gets a new one, built for it. Each result against NumPy."""
+    monkeypatch.setattr(single_pass, "_CALLS", {})
+    x = sample(rng, np.int32, 3 * 256 * 32 + 5)
+    params = {"WG": 256, "ITEMS": 32, "STAGE": 1}
+    for _ in range(3):
+        assert_scan(ps.scan(x, inclusive=True, variant="single_pass", device=device, **params), x, True)
+    assert [call.info for call in single_pass._CALLS.values()] == [device.info]
+    small = single_pass.stage_bytes(256, 8, 4) + 2048  # room for 8 elements a work-item, not 12
+    monkeypatch.setattr(device, "info", dataclasses.replace(device.info, local_mem_bytes=small))
+    assert_scan(ps.scan(x, inclusive=True, variant="single_pass", device=device, **params), x, True)
+    assert [call.info for call in single_pass._CALLS.values()][-1] is device.info
+    assert any(dict(d).get("ITEMS") == 8 for path, d in device._by_path if path == "scan/single_pass.cl")
+
+
 @pytest.mark.parametrize("params", [{"WG": 128, "ITEMS": 1}, {"WG": 64, "ITEMS": 3}, {"WG": 512, "ITEMS": 32}])
 def test_scan_tile_shapes(device, rng, params):
     if params["WG"] > device.info.max_work_group_size:
@@ -319,6 +336,7 @@ def test_the_scan_reaches_nvidia_opencl_with_the_register_bound_of_its_groups(de
     import pyopencl as cl
 
     monkeypatch.setattr(single_pass, "_PLANS", {})
+    monkeypatch.setattr(single_pass, "_CALLS", {})
     x = sample(rng, np.int32, 7 * 256 * 32 + 3)
     for groups in (5, 0):
         got = ps.scan(

@@ -103,29 +103,70 @@ def enqueue(
 ) -> None:
     """Enqueue the single-pass scan of ``n`` elements of ``src`` into ``dst`` (may be ``src``)."""
     vectors = aligned(src, 16) and aligned(dst, 16)
-    waits = lookback_defines(device, progress, kt.itemsize)
-    key = (
-        device, kt, inclusive, WG, ITEMS, STAGE, MIN_GROUPS, HINTS, vectors, *waits.values(),
-        device.info.local_mem_bytes,
-    )  # fmt: skip
-    kernel, group, tile = remembered(
-        _PLANS, key, lambda: _plan(device, kt, inclusive, WG, ITEMS, STAGE, MIN_GROUPS, HINTS, vectors, waits)
-    )
-    tiles = -(-n // tile)
-    flags = values_at(tiles) * 4
-    nbytes = flags + 2 * tiles * kt.itemsize
-    keeps = _keeps(device)
-    state = _zeroed(device, nbytes) if keeps else None
-    if state is None:
-        state = device.alloc(nbytes)
-        # the counter and flags start at zero; so do the values where they hold the tiles' status
-        device.fill(state, _ZERO, None if waits["PACKED"] else flags)
-    device.launch(kernel, tiles * group, group, src, dst, state, np.uint32(n), np.uint32(tiles))
-    if keeps:
-        device.fill(state, _ZERO, nbytes)  # zero again behind the kernel, for the next call
-        _keep(device, state)
+    key = (device, id(device.info), n, kt, inclusive, WG, ITEMS, progress, STAGE, MIN_GROUPS, HINTS, vectors)
+    call = _CALLS.get(key)
+    if call is None or call.info is not device.info:  # (an id of a description since replaced)
+        call = _Call(device, n, kt, inclusive, vectors, WG, ITEMS, progress, STAGE, MIN_GROUPS, HINTS)
+        if len(_CALLS) >= 512:
+            _CALLS.clear()
+        _CALLS[key] = call
+    call(src, dst)
 
 
+class _Call:
+    """One scan's launch with all but its buffers worked out: its kernel, grid and the size of
+    its look-back state. A scan called again and again (a loop over arrays of one size, where
+    the host's time before the launch shows in each call) finds it in :data:`_CALLS`."""
+
+    __slots__ = ("_device", "_flags", "_launch", "_n", "_nbytes", "_packed", "_tiles", "info")
+
+    def __init__(
+        self,
+        device: Device,
+        n: int,
+        kt: np.dtype,
+        inclusive: bool,
+        vectors: bool,
+        WG: int,
+        ITEMS: int,
+        progress: int,
+        STAGE: int,
+        MIN_GROUPS: int,
+        HINTS: int,
+    ) -> None:
+        waits = lookback_defines(device, progress, kt.itemsize)
+        key = (
+            device, kt, inclusive, WG, ITEMS, STAGE, MIN_GROUPS, HINTS, vectors, *waits.values(),
+            device.info.local_mem_bytes,
+        )  # fmt: skip
+        kernel, group, tile = remembered(
+            _PLANS, key, lambda: _plan(device, kt, inclusive, WG, ITEMS, STAGE, MIN_GROUPS, HINTS, vectors, waits)
+        )
+        tiles = -(-n // tile)
+        self._flags = values_at(tiles) * 4
+        self._nbytes = self._flags + 2 * tiles * kt.itemsize
+        self._packed = bool(waits["PACKED"])
+        self._n, self._tiles = np.uint32(n), np.uint32(tiles)
+        self._device, self.info = device, device.info
+        self._launch = device.launcher(kernel, tiles * group, group)
+
+    def __call__(self, src: Buffer, dst: Buffer) -> None:
+        device, nbytes = self._device, self._nbytes
+        keeps = _keeps(device)
+        state = _zeroed(device, nbytes) if keeps else None
+        if state is None:
+            state = device.alloc(nbytes)
+            # the counter and flags start at zero; so do the values where they hold the tiles' status
+            device.fill(state, _ZERO, None if self._packed else self._flags)
+        self._launch(src, dst, state, self._n, self._tiles)
+        if keeps:
+            device.fill(state, _ZERO, nbytes)  # zero again behind the kernel, for the next call
+            _keep(device, state)
+
+
+#: the scans enqueued so far, by device, size, type, kind of scan, parameters and whether the
+#: buffers take vectors (at most 512: more empties it)
+_CALLS: dict[Hashable, _Call] = {}
 _ZERO = np.uint32(0)
 #: Look-back states kept zeroed between calls, per GPU, for calls on the device's own queue: a
 #: call then zeroes its state behind its kernel, for the next one, instead of allocating and
@@ -147,12 +188,16 @@ def _zeroed(device: Device, nbytes: int) -> Buffer | None:
     """A kept state of at least ``nbytes``, all zeros by the time the next command runs (its
     zeroing was enqueued before it came back), taken out of the kept ones; else None."""
     with _KEPT_LOCK:
-        kept = _KEPT.get(device, [])
-        fitting = [b for b in kept if b.nbytes >= nbytes]
-        if not fitting:
+        kept = _KEPT.get(device)
+        if not kept:
             return None
-        state = min(fitting, key=lambda b: b.nbytes)
-        kept.remove(state)
+        state = None
+        for buffer in kept:  # largest first: the last that fits is the smallest
+            if buffer.nbytes < nbytes:
+                break
+            state = buffer
+        if state is not None:
+            kept.remove(state)
         return state
 
 

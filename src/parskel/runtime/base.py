@@ -8,8 +8,9 @@ never touches PyOpenCL or CuPy objects directly.
 from __future__ import annotations
 
 import contextlib
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -354,6 +355,22 @@ class Device(ABC):
         fix the C type. The geometry is checked first: a size the device or the kernel cannot
         run raises :class:`parskel.errors.LaunchError` before anything is enqueued.
         """
+
+    def launcher(self, kernel: Kernel, global_size: Size, local_size: Size | None) -> Callable[..., Event]:
+        """:meth:`launch` of ``kernel`` over these sizes as a function of its arguments, for a
+        caller that launches it again and again: the geometry is checked here, once, and a
+        backend may work out more of the launch ahead (CUDA: the grid).
+
+        >>> dev = ps.device()
+        >>> kernel = dev.program("basics/vector_add.cl", {"T": "float"}).kernel("vector_add")
+        >>> x = dev.to_device(np.ones(4, np.float32))
+        >>> add = dev.launcher(kernel, 4, None)
+        >>> add(x, x, x, np.uint32(4)).wait(); add(x, x, x, np.uint32(4)).wait()
+        >>> out = np.empty(4, np.float32); _ = dev.download(x, out); out
+        array([4., 4., 4., 4.], dtype=float32)
+        """
+        kernel.geometry(global_size, local_size, self.info)
+        return functools.partial(self.launch, kernel, global_size, local_size)
 
     @abstractmethod
     def finish(self) -> None:

@@ -562,20 +562,40 @@ class CUDADevice(Device):
         if shape is None:
             return self._none("kernel", kernel.name)
         if self._active is None and self.alone and not (self._timed or self._recorders):
-            # the usual launch (the host's only GPU, no stream, nothing timed), as _launch_here
-            # makes it on the legacy default stream, without its calls: a few are on the path
-            # of every kernel a call enqueues
-            (gx, gy, gz), (bx, by, bz) = shape
-            try:
-                _driver().launchKernel(kernel.pointer, gx, gy, gz, bx, by, bz, 0, 0, params, 0)
-            except Exception as exc:
-                if _is_cuda_error(exc):
-                    raise self._translate(exc, kernel.name) from None
-                raise
-            return CUDAEvent("kernel", kernel.name, None, None, None, _cp().cuda.Stream.null, self.index, untimed=True)
+            return self._launch_plain(kernel.pointer, kernel.name, shape, params)
         event = self._current(kernel.name, self._launch_here, kernel, shape, params)
         del keep  # the driver has copied the parameters
         return event
+
+    def _launch_plain(self, pointer: int, name: str, shape: Grid, params: int) -> Event:
+        """The usual launch (the host's only GPU, no stream, nothing timed), as _launch_here
+        makes it on the legacy default stream, without its calls: a few are on the path of
+        every kernel a call enqueues."""
+        (gx, gy, gz), (bx, by, bz) = shape
+        try:
+            _driver().launchKernel(pointer, gx, gy, gz, bx, by, bz, 0, 0, params, 0)
+        except Exception as exc:
+            if _is_cuda_error(exc):
+                raise self._translate(exc, name) from None
+            raise
+        return CUDAEvent("kernel", name, None, None, None, _cp().cuda.Stream.null, self.index, untimed=True)
+
+    def launcher(self, kernel: Kernel, global_size: Size, local_size: Size | None) -> Callable[..., Event]:
+        assert isinstance(kernel, CUDAKernel)
+        shape = kernel.grid(global_size, local_size, self.info)
+        if shape is None or not self.alone:
+            return super().launcher(kernel, global_size, local_size)
+        pointer, name, launch = kernel.pointer, kernel.name, self.launch
+
+        def plain_or_launch(*args: Any) -> Event:
+            if self._active is not None or self._timed or self._recorders:
+                return launch(kernel, global_size, local_size, *args)
+            params, keep = _parameters(self, name, args)
+            event = self._launch_plain(pointer, name, shape, params)
+            del keep  # the driver has copied the parameters
+            return event
+
+        return plain_or_launch
 
     def _launch_here(self, kernel: CUDAKernel, shape: Grid, params: int) -> Event:
         (gx, gy, gz), (bx, by, bz) = shape
