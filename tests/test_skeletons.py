@@ -629,6 +629,36 @@ def test_map_and_zip_in_vectors_build_with_nvrtc(monkeypatch):
         assert ".entry ps_map_vec" in ptx and log.strip() == "", log
 
 
+@pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
+def test_the_scan_skeleton_builds_with_nvrtc_and_streams_its_tiles(monkeypatch):
+    """The GPU form of Scan, built as CUDA builds it, with no warning: the 16-byte vectors of
+    its staged tiles (4- and 8-byte elements) are read and written with the streaming cache
+    operator (.cs); a record's tile, held in registers, is not."""
+    import dataclasses
+
+    dev, captured = captured_builds(monkeypatch)
+    monkeypatch.setattr(dev, "info", dataclasses.replace(dev.info, type="gpu"))
+    x = np.arange(5000, dtype=np.int32)
+    for c, dt in (("int", np.int32), ("long", np.int64)):
+        scan = ps.Scan(f"{c} add({c} a, {c} b) {{ return a + b; }}", identity=0, inclusive=True)
+        result, total = scan(ps.Vector(x.astype(dt), device=dev))
+        np.testing.assert_array_equal(result.numpy(), np.cumsum(x, dtype=dt))
+        assert total == x.sum()
+    compose = ps.Scan(UCOMPOSE_SOURCE, identity=np.array((1, 0), UAFFINE)[()], inclusive=True)
+    f = np.zeros(300, UAFFINE)
+    f["a"], f["b"] = 1, np.arange(300)  # x -> x + b: the composition adds the b's
+    result, _ = compose(ps.Vector(f, device=dev))
+    np.testing.assert_array_equal(result.numpy()["b"], np.cumsum(f["b"], dtype=np.uint32))
+    assert {"int", "long", "uaffine"} <= {
+        t for source in captured for t in ("int", "long", "uaffine") if f"PS_T {t}" in source.text
+    }
+    for source in (s for s in captured if '"skeletons/scan.cl"' in s.text):  # not the identities' programs
+        log, ptx = nvrtc_build(source)
+        assert ".entry ps_scan" in ptx and log.strip() == "", log
+        streams = "ld.global.cs.v4.u32" in ptx and "st.global.cs.v4.u32" in ptx
+        assert streams == ("PS_T uaffine" not in source.text)
+
+
 def test_the_scan_skeleton_reaches_nvidia_opencl_with_the_register_bound_of_its_groups(device):
     """On NVIDIA's OpenCL, a Scan of 4-byte elements (staged tiles) is built with `.maxnreg` in
     its PTX, as CUDA bounds it by launch bounds; one of 8-byte elements without."""

@@ -46,6 +46,10 @@ TILE_ITEM_BYTES = 128
 #: 0.907-0.948 ms so, 0.960-1.000 with the compiler's 64 registers (four groups of 256 an SM),
 #: 0.98-1.04 bounded to 1,536
 BOUNDED_ITEMS = 1280
+#: ``HINTS`` of ``scan/single_pass.h`` for staged tiles: their vectors read and written with the
+#: streaming cache operator where PTX can be written (CUDA, NVIDIA's OpenCL), as the scan tuned
+#: on an H200 does (1-2 % faster there at 2^27 and 2^28)
+HINTS = 3
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,7 @@ class Scan(Skeleton):
             f"#define PS_EXTRA_PARAMS {op.extra_params('ps_x')}\n#define PS_EXTRA_ARGS {extra_args(op, 'ps_x')}\n"
             f"#define ITEMS {items}\n#define VEC {vec}\n#define INCLUSIVE {int(self.inclusive)}\n"
             + (f"#define MIN_GROUPS ({BOUNDED_ITEMS} / PS_WG)\n" if bounded else "")
+            + f"#define HINTS {HINTS}\n"
             + "".join(f"#define {k} {v}\n" for k, v in lookback_defines(dev, 0, self.dtype.itemsize).items())
             + identity_glue(self.identity)
         )

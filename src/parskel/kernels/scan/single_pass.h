@@ -89,15 +89,16 @@
 #error "ITEMS must be a multiple of VEC"
 #endif
 /* HINTS (where PTX can be written: CUDA, and NVIDIA's OpenCL with PS_PTX): cache operators on
- * the whole vectors of 4-byte elements a staged tile moves (STAGE 1, VEC 4). Bit 0 reads them
+ * the 16-byte vectors a staged tile moves (STAGE 1, VEC > 1). Bit 0 reads them
  * with .cs ("streaming": the lines are evicted first, as each is read once), bit 1 writes them
  * so; elsewhere they are plain loads and stores (common/cache_ops.h). On an H200, both (3) took
  * the scan of 2^28 int32 from 0.696 to 0.685 ms on CUDA and from 0.670 to 0.656 ms on NVIDIA's
- * OpenCL (the tuner, one start). */
+ * OpenCL (the tuner, one start), and of 2^27 int64 from 0.656-0.662 to 0.649-0.651 ms a call on
+ * CUDA (float64 alike). */
 #ifndef HINTS
 #define HINTS 0
 #endif
-#if HINTS && STAGE && VEC == 4 && PS_CACHE_OPS
+#if HINTS && STAGE && VEC > 1 && PS_CACHE_OPS
 #define SP_HINTED HINTS
 #else
 #define SP_HINTED 0
@@ -188,19 +189,23 @@ PS_INLINE void sp_store(__global SP_T *out, uint first, uint n, SP_T *x)
 #endif
 
 #if SP_HINTED
-/* Four elements from `from` (16-byte aligned) into `to`, read with the cache operator .cs. */
-PS_INLINE void sp_read4_streaming(__global const SP_T *from, PS_LOCAL_PARAM SP_T *to)
+/* The VEC elements (16 bytes, aligned) from `from` into `to`, read with the cache operator .cs. */
+PS_INLINE void sp_read_streaming(__global const SP_T *from, PS_LOCAL_PARAM SP_T *to)
 {
-    union { uint bits[4]; SP_T value[4]; } v;
+    union { uint bits[4]; SP_T value[VEC]; } v;
     ps_read16_cs(from, v.bits);
-    to[0] = v.value[0]; to[1] = v.value[1]; to[2] = v.value[2]; to[3] = v.value[3];
+#pragma unroll
+    for (uint k = 0; k < VEC; ++k)
+        to[k] = v.value[k];
 }
 
-/* Four elements of `from` to `to` (16-byte aligned), written with the cache operator .cs. */
-PS_INLINE void sp_write4_streaming(__global SP_T *to, PS_LOCAL_PARAM const SP_T *from)
+/* The VEC elements of `from` to `to` (16 bytes, aligned), written with the cache operator .cs. */
+PS_INLINE void sp_write_streaming(__global SP_T *to, PS_LOCAL_PARAM const SP_T *from)
 {
-    union { uint bits[4]; SP_T value[4]; } v;
-    v.value[0] = from[0]; v.value[1] = from[1]; v.value[2] = from[2]; v.value[3] = from[3];
+    union { uint bits[4]; SP_T value[VEC]; } v;
+#pragma unroll
+    for (uint k = 0; k < VEC; ++k)
+        v.value[k] = from[k];
     ps_write16_cs(to, v.bits);
 }
 #endif
@@ -219,7 +224,7 @@ PS_INLINE void sp_load_staged(__global const SP_T *in, uint base, uint n, SP_T i
         for (uint k = 0; k < ITEMS / VEC; ++k) {
             PS_LOCAL_PARAM SP_T *to = stage + SP_PAD(VEC * (k * WG + lid));
 #if SP_HINTED & 1
-            sp_read4_streaming((__global const SP_T *)(from + k * WG), to);
+            sp_read_streaming((__global const SP_T *)(from + k * WG), to);
 #else
             SP_VT t = from[k * WG];
             SP_SPLIT(t, to, 0)
@@ -261,7 +266,7 @@ PS_INLINE void sp_store_staged(__global SP_T *out, uint base, uint n, SP_T *x, P
         for (uint k = 0; k < ITEMS / VEC; ++k) {
             PS_LOCAL_PARAM const SP_T *from = stage + SP_PAD(VEC * (k * WG + lid));
 #if SP_HINTED & 2
-            sp_write4_streaming((__global SP_T *)(to + k * WG), from);
+            sp_write_streaming((__global SP_T *)(to + k * WG), from);
 #else
             to[k * WG] = SP_JOIN(from, 0);
 #endif
