@@ -133,13 +133,13 @@ def call_key(arrays: Sequence[Any], arguments: tuple[Any, ...], params: Mapping[
     >>> call_key([None], (0,), {"WG": 256}) == call_key([None], (False,), {"WG": 256.0})
     False
     """
-    shapes = tuple(signature(a) for a in arrays)
+    shapes = tuple([signature(a) for a in arrays])  # (lists: a call on a GPU waits on this)
     if None in shapes:
         return None
     return (
         shapes,
-        tuple((type(a), a) for a in arguments),
-        tuple((name, type(value), value) for name, value in params.items()),
+        tuple([(type(a), a) for a in arguments]),
+        tuple([(name, type(value), value) for name, value in params.items()]) if params else (),
     )
 
 
