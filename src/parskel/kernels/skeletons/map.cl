@@ -67,12 +67,13 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
  * 0.559-0.560 ms a call with runs of whole tiles of four rows, against 0.568-0.576 over the
  * whole grid, with a device copy of the same bytes at 0.508-0.512 (2^28 + 3, 2^24 and 2^26 alike
  * within the noise); runs of tiles left some groups a whole tile more than others where the
- * tiles were few. Four vectors are loaded before they are stored: over the whole grid, x * x
+ * tiles were few. Eight vectors are loaded before they are stored: over the whole grid, x * x
  * over 2^28 + 3 floats took 0.546 ms of kernel with four, 0.550 with two and 0.559-0.565 with
  * one, against 0.513-0.532 for CuPy's copy of the same bytes; over 2^24, 0.040, 0.041 and 0.044
- * ms. */
+ * ms. In runs of rows, eight took 0.556-0.557 ms a call at 2^28 (0.911-0.912x of a copy) and
+ * 0.558-0.561 at 2^28 + 3, against 0.560-0.574 and 0.564-0.565 with four (two rounds each). */
 #ifndef PS_VEC_UNROLL
-#define PS_VEC_UNROLL 4
+#define PS_VEC_UNROLL 8
 #endif
 #if PS_LANES == 4
 #define PS_VEC_REST(ps_r) ps_r.s2 = PS_VEC_AT(2, s2); ps_r.s3 = PS_VEC_AT(3, s3);
