@@ -10,13 +10,7 @@
 #ifndef PARSKEL_COMMON_CACHE_OPS_H
 #define PARSKEL_COMMON_CACHE_OPS_H
 
-#ifndef PS_INLINE
-#ifdef PS_CUDA
-#define PS_INLINE __forceinline__
-#else
-#define PS_INLINE inline
-#endif
-#endif
+#include "common/parskel.h"
 
 #if defined(PS_CUDA) || defined(PS_PTX)
 #define PS_CACHE_OPS 1

@@ -30,6 +30,15 @@
 #define PS_PREFETCH_WRITE(p)
 #endif
 
+/* PS_INLINE: a helper function the compiler should inline (CUDA's __forceinline__). */
+#ifndef PS_INLINE
+#ifdef PS_CUDA
+#define PS_INLINE __forceinline__
+#else
+#define PS_INLINE inline
+#endif
+#endif
+
 #define PS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define PS_MAX(a, b) ((a) > (b) ? (a) : (b))
 

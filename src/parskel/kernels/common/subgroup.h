@@ -27,13 +27,7 @@
 #ifndef PARSKEL_COMMON_SUBGROUP_H
 #define PARSKEL_COMMON_SUBGROUP_H
 
-#ifndef PS_INLINE
-#ifdef PS_CUDA
-#define PS_INLINE __forceinline__
-#else
-#define PS_INLINE inline
-#endif
-#endif
+#include "common/parskel.h"
 
 /* 32-bit words that hold a T */
 #define PS_WORDS(T) ((sizeof(T) + 3) / 4)
