@@ -358,8 +358,8 @@ class Device(ABC):
 
     def launcher(self, kernel: Kernel, global_size: Size, local_size: Size | None) -> Callable[..., Event]:
         """:meth:`launch` of ``kernel`` over these sizes as a function of its arguments, for a
-        caller that launches it again and again: the geometry is checked here, once, and a
-        backend may work out more of the launch ahead (CUDA: the grid).
+        caller that launches it again and again: the geometry is checked here, before the
+        first launch, and a backend may work out more of the launch ahead (CUDA: the grid).
 
         >>> dev = ps.device()
         >>> kernel = dev.program("basics/vector_add.cl", {"T": "float"}).kernel("vector_add")
