@@ -59,7 +59,8 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
 #ifdef PS_LANES
 /* Elements in vectors of PS_LANES (the buffers are 16-byte aligned). Each work-group walks a
  * contiguous run of rows (a row: one vector a work-item), as CUB's copy does and as Reduce's
- * groups do (reduce.cl), PS_VEC_UNROLL rows at a time; then the vectors past the last whole row
+ * groups do (reduce.cl), PS_VEC_UNROLL rows at a time (the last step takes those left, its loads
+ * still all issued before its stores); then the vectors past the last whole row
  * go grid-stride, and the first ps_n % PS_LANES work-items take one of the elements after the
  * last whole vector. The runs are shared out by rows, so that they differ by one row at most:
  * a work-item takes as many vectors as in a grid-stride loop over the whole grid (work-item g
@@ -71,7 +72,10 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
  * over 2^28 + 3 floats took 0.546 ms of kernel with four, 0.550 with two and 0.559-0.565 with
  * one, against 0.513-0.532 for CuPy's copy of the same bytes; over 2^24, 0.040, 0.041 and 0.044
  * ms. In runs of rows, eight took 0.556-0.557 ms a call at 2^28 (0.911-0.912x of a copy) and
- * 0.558-0.561 at 2^28 + 3, against 0.560-0.574 and 0.564-0.565 with four (two rounds each). */
+ * 0.558-0.561 at 2^28 + 3, against 0.560-0.574 and 0.564-0.565 with four (two rounds each); with
+ * the rows left after the last step of eight taken one at a time, 2^24 and 2^26 took up to 9 %
+ * longer than with four, and taken in one step they took 55.5-55.8 and 154.6-156.3 us, against
+ * 58.0-58.2 and 166.0-169.9 with four (two rounds, another start). */
 #ifndef PS_VEC_UNROLL
 #define PS_VEC_UNROLL 8
 #endif
@@ -95,26 +99,22 @@ __kernel void ps_map_vec(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uin
     uint stride = get_global_size(0);
     uint vectors = ps_n / PS_LANES;
     /* rows of one vector a work-item, each work-group a contiguous run of them (the runs differ
-     * by one row at most), PS_VEC_UNROLL rows at a time; then the vectors past the last whole
-     * row, grid-stride */
+     * by one row at most), PS_VEC_UNROLL rows a step (fewer in the last); then the vectors past
+     * the last whole row, grid-stride */
     uint ps_l = get_local_size(0), ps_groups = get_num_groups(0), ps_w = get_group_id(0);
     uint ps_rows = vectors / ps_l, ps_per = ps_rows / ps_groups, ps_more = ps_rows % ps_groups;
     uint ps_r = ps_w * ps_per + PS_MIN(ps_w, ps_more), ps_end = ps_r + ps_per + (ps_w < ps_more);
-    for (; ps_r + PS_VEC_UNROLL <= ps_end; ps_r += PS_VEC_UNROLL) {
-        uint ps_q0 = ps_r * ps_l + get_local_id(0);
+    for (; ps_r < ps_end; ps_r += PS_VEC_UNROLL) {
+        uint ps_q0 = ps_r * ps_l + get_local_id(0), ps_m = ps_end - ps_r; /* rows left */
         PS_OUT_VT ps_rs[PS_VEC_UNROLL];
 #pragma unroll
         for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
-            PS_VEC_RESULT(ps_rs[ps_k], ps_q0 + ps_k * ps_l)
+            if (ps_k < ps_m)
+                PS_VEC_RESULT(ps_rs[ps_k], ps_q0 + ps_k * ps_l)
 #pragma unroll
         for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
-            ((__global PS_OUT_VT *)ps_out)[ps_q0 + ps_k * ps_l] = ps_rs[ps_k];
-    }
-    for (; ps_r < ps_end; ++ps_r) {
-        uint ps_v = ps_r * ps_l + get_local_id(0);
-        PS_OUT_VT ps_one;
-        PS_VEC_RESULT(ps_one, ps_v)
-        ((__global PS_OUT_VT *)ps_out)[ps_v] = ps_one;
+            if (ps_k < ps_m)
+                ((__global PS_OUT_VT *)ps_out)[ps_q0 + ps_k * ps_l] = ps_rs[ps_k];
     }
     for (uint ps_g = ps_rows * ps_l + get_global_id(0); ps_g < vectors; ps_g += stride) {
         PS_OUT_VT ps_one;
