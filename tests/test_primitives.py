@@ -5,6 +5,7 @@ where NumPy has no such function."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -98,6 +99,19 @@ def test_histogram(device, a, bins, low, width) -> None:
             return
         dense = ps.histogram(finite, 5, density=True, device=device)[0]
         np.testing.assert_allclose(dense, want_dense, rtol=1e-12)
+
+
+def test_histogram_over_a_subnormal_range_counts_the_elements_at_its_low_edge(device) -> None:
+    """10 bins over [0, 1e-308]: bins / span overflows to an infinite scale, and an element at
+    the low edge then gives 0 * inf (NaN) in the kernel, which must start it at bin 0 (it once
+    read far outside the edges); no overflow warning either."""
+    data = np.array([0.0, 5e-309, 1e-308, 3e-309, 0.0, 7.5e-309, -1e-309])
+    want = np.histogram(data, 10, (0.0, 1e-308))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        got = ps.histogram(data, 10, (0.0, 1e-308), device=device)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
 
 
 def test_histogram_of_many_bins_counts_in_global_memory(device, rng) -> None:

@@ -318,7 +318,8 @@ def _count(
         bounds = np.zeros(2, edge_type) if edges is None else edges.astype(edge_type)
         low = edge_type.type(bounds[0])
         span = bounds[-1] - bounds[0]
-        scale = edge_type.type(bins / span if edges is not None and span > 0 else 0)
+        with np.errstate(over="ignore"):  # a subnormal span: an infinite scale (see histogram.cl)
+            scale = edge_type.type(bins / span if edges is not None and span > 0 else 0)
         groups = grid_stride_groups(dev, n, group)
         if defines["LOCAL_BINS"]:  # every work-group clears and adds its counts: few of them
             groups = min(groups, GROUPS_PER_UNIT * dev.info.compute_units)

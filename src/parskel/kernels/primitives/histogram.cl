@@ -95,7 +95,10 @@ inline int bin_of(__global const T *x, uint i, __global const E *edges, uint bin
     if (!(value >= edges[0] && value <= edges[bins])) /* outside, or NaN */
         return -1;
 #if EVEN
-    int b = (int)PS_MIN((E)(bins - 1), (value - low) * scale);
+    /* a span too narrow for bins / span (subnormal) gives an infinite scale, and the element
+     * at `low` then 0 * inf: NaN, which starts at bin 0 (as a C conversion it is undefined) */
+    E at = (value - low) * scale;
+    int b = at > 0 ? (int)PS_MIN((E)(bins - 1), at) : 0;
     while (b > 0 && value < edges[b])
         --b;
     while (b < (int)bins - 1 && value >= edges[b + 1])
