@@ -104,12 +104,10 @@ def enqueue(
     """Enqueue the single-pass scan of ``n`` elements of ``src`` into ``dst`` (may be ``src``)."""
     vectors = aligned(src, 16) and aligned(dst, 16)
     key = (device, id(device.info), n, kt, inclusive, WG, ITEMS, progress, STAGE, MIN_GROUPS, HINTS, vectors)
-    call = _CALLS.get(key)
-    if call is None or call.info is not device.info:  # (an id of a description since replaced)
-        call = _Call(device, n, kt, inclusive, vectors, WG, ITEMS, progress, STAGE, MIN_GROUPS, HINTS)
-        if len(_CALLS) >= 512:
-            _CALLS.clear()
-        _CALLS[key] = call
+    made = lambda: _Call(device, n, kt, inclusive, vectors, WG, ITEMS, progress, STAGE, MIN_GROUPS, HINTS)
+    call = remembered(_CALLS, key, made)
+    if call.info is not device.info:  # the id of a description since replaced
+        call = _CALLS[key] = made()
     call(src, dst)
 
 
@@ -165,7 +163,7 @@ class _Call:
 
 
 #: the scans enqueued so far, by device, size, type, kind of scan, parameters and whether the
-#: buffers take vectors (at most 512: more empties it)
+#: buffers take vectors (as many as :func:`remembered` keeps)
 _CALLS: dict[Hashable, _Call] = {}
 _ZERO = np.uint32(0)
 #: Look-back states kept zeroed between calls, per GPU, for calls on the device's own queue: a

@@ -561,11 +561,15 @@ class CUDADevice(Device):
         params, keep = _parameters(self, kernel.name, args)
         if shape is None:
             return self._none("kernel", kernel.name)
-        if self._active is None and self.alone and not (self._timed or self._recorders):
+        if self.alone and self._plain_now():
             return self._launch_plain(kernel.pointer, kernel.name, shape, params)
         event = self._current(kernel.name, self._launch_here, kernel, shape, params)
         del keep  # the driver has copied the parameters
         return event
+
+    def _plain_now(self) -> bool:
+        """Whether a launch now may be the plain one: no stream active, nothing timed."""
+        return self._active is None and not (self._timed or self._recorders)
 
     def _launch_plain(self, pointer: int, name: str, shape: Grid, params: int) -> Event:
         """The usual launch (the host's only GPU, no stream, nothing timed), as _launch_here
@@ -588,7 +592,7 @@ class CUDADevice(Device):
         pointer, name, launch = kernel.pointer, kernel.name, self.launch
 
         def plain_or_launch(*args: Any) -> Event:
-            if self._active is not None or self._timed or self._recorders:
+            if not self._plain_now():
                 return launch(kernel, global_size, local_size, *args)
             params, keep = _parameters(self, name, args)
             event = self._launch_plain(pointer, name, shape, params)

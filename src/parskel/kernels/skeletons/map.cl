@@ -59,23 +59,15 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
 #ifdef PS_LANES
 /* Elements in vectors of PS_LANES (the buffers are 16-byte aligned). Each work-group walks a
  * contiguous run of rows (a row: one vector a work-item), as CUB's copy does and as Reduce's
- * groups do (reduce.cl), PS_VEC_UNROLL rows at a time (the last step takes those left, its loads
- * still all issued before its stores); then the vectors past the last whole row
- * go grid-stride, and the first ps_n % PS_LANES work-items take one of the elements after the
- * last whole vector. The runs are shared out by rows, so that they differ by one row at most:
- * a work-item takes as many vectors as in a grid-stride loop over the whole grid (work-item g
- * taking vectors g, g + S, ...), only in one place. On an H200, x * x over 2^28 floats took
- * 0.559-0.560 ms a call with runs of whole tiles of four rows, against 0.568-0.576 over the
- * whole grid, with a device copy of the same bytes at 0.508-0.512 (2^28 + 3, 2^24 and 2^26 alike
- * within the noise); runs of tiles left some groups a whole tile more than others where the
- * tiles were few. Eight vectors are loaded before they are stored: over the whole grid, x * x
- * over 2^28 + 3 floats took 0.546 ms of kernel with four, 0.550 with two and 0.559-0.565 with
- * one, against 0.513-0.532 for CuPy's copy of the same bytes; over 2^24, 0.040, 0.041 and 0.044
- * ms. In runs of rows, eight took 0.556-0.557 ms a call at 2^28 (0.911-0.912x of a copy) and
- * 0.558-0.561 at 2^28 + 3, against 0.560-0.574 and 0.564-0.565 with four (two rounds each); with
- * the rows left after the last step of eight taken one at a time, 2^24 and 2^26 took up to 9 %
- * longer than with four, and taken in one step they took 55.5-55.8 and 154.6-156.3 us, against
- * 58.0-58.2 and 166.0-169.9 with four (two rounds, another start). */
+ * groups do (reduce.cl), PS_VEC_UNROLL rows a step, the last step taking those left with its
+ * loads still all issued before its stores; then the vectors past the last whole row go
+ * grid-stride, and the first ps_n % PS_LANES work-items take one of the elements after the last
+ * whole vector. The runs are shared out by rows, so that they differ by one row at most: a
+ * work-item takes as many vectors as in a grid-stride loop over the whole grid, only in one
+ * place. On an H200, x * x over 2^28 floats took 0.559-0.560 ms a call so, against 0.568-0.576
+ * in a grid-stride loop (a device copy of the same bytes: 0.508-0.512); eight vectors in flight
+ * took 0.556-0.557 ms against 0.560-0.574 with four, and the last step's rows taken together
+ * made 2^24 and 2^26 5-9 % faster than one at a time (docs/benchmarks.md). */
 #ifndef PS_VEC_UNROLL
 #define PS_VEC_UNROLL 8
 #endif
