@@ -577,11 +577,11 @@ def test_the_single_pass_scan_skeleton_leaves_its_total_after_the_tiles(device, 
 
 
 @pytest.mark.parametrize("n", [3, 1029, 4 * 1024 + 5, 9 * 1024 + 7, 300_007])
-def test_map_and_zip_in_vectors_walk_runs_of_rows_then_the_rest(device, monkeypatch, n):
-    """GPUs map in 16-byte vectors (ps_map_vec): each work-group a run of rows (one vector a
-    work-item), eight at a time, the last step fewer, the vectors past the last whole row grid-stride, then
-    the last elements. A CPU device is described as a GPU here, so that it takes that form;
-    the sizes give runs of rows with and without remainders, none at all, and loose elements."""
+def test_map_and_zip_in_vectors_take_a_tile_per_work_group_then_the_rest(device, monkeypatch, n):
+    """GPUs map in 16-byte vectors (ps_map_vec): a work-group per tile of rows (one vector a
+    work-item), the last tile partly filled, then the elements past the last whole vector. A
+    CPU device is described as a GPU here, so that it takes that form; the sizes give a tile
+    partly filled in its first row, in a later row and whole, and loose elements."""
     import dataclasses
 
     if device.type == "cpu":

@@ -1,8 +1,9 @@
 /* Map, Zip, MapArray and Generate: a grid-stride loop, a work-item handling elements
  * i, i + S, i + 2S, ... (S the launch's work-items), PS_MAP_UNROLL (8 or 4) at a time so that
  * as many loads are in flight before the stores (the output may alias an input: each element
- * is read and written by one work-item only). On GPUs the host launches enough work-groups to fill the device, not
- * one work-item per element; on CPUs one work-item per element (runtime/traits.py says why):
+ * is read and written by one work-item only). On GPUs the host launches enough work-groups to
+ * fill the device, not one work-item per element; on CPUs one work-item per element
+ * (runtime/traits.py says why):
  * there ps_map_flat covers the whole work-groups without a bound check, which PoCL turns into
  * one vectorised loop over the group, and ps_map the last ps_n - ps_first elements.
  * The glue defines PS_INPUT_PARAMS (one __global pointer per input), PS_OUT_PARAM, PS_OUT_T and
@@ -12,9 +13,9 @@
  *
  * Where every input and the output hold scalars of one size (4 or 8 bytes) on a GPU, the glue
  * also defines PS_LANES (16 bytes' worth of elements), PS_OUT_VT (the result's vector type),
- * PS_VEC_LOADS (vector ps_q of input k, as ps_q<k>) and PS_VEC_AT(ps_c, ps_s), the user call on
- * lane ps_c (component ps_s) of those vectors: ps_map_vec then reads and writes whole
- * 16-byte vectors, as a copy does (x * x over 2^28 floats on an H100: 0.86x of a copy's time
+ * PS_VEC_LOADS (vector ps_q of input k, as ps_q<k>), PS_VEC_AT(ps_c, ps_s), the user call on
+ * lane ps_c (component ps_s) of those vectors, and PS_VEC_ROWS, the rows of a tile: ps_map_vec
+ * then reads and writes whole 16-byte vectors, as a copy does (x * x over 2^28 floats on an H100: 0.86x of a copy's time
  * with scalars, 0.93-0.95x with vectors). */
 #include "common/parskel.h"
 
@@ -57,20 +58,12 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
 }
 
 #ifdef PS_LANES
-/* Elements in vectors of PS_LANES (the buffers are 16-byte aligned). Each work-group walks a
- * contiguous run of rows (a row: one vector a work-item), as CUB's copy does and as Reduce's
- * groups do (reduce.cl), PS_VEC_UNROLL rows a step, the last step taking those left with its
- * loads still all issued before its stores; then the vectors past the last whole row go
- * grid-stride, and the first ps_n % PS_LANES work-items take one of the elements after the last
- * whole vector. The runs are shared out by rows, so that they differ by one row at most: a
- * work-item takes as many vectors as in a grid-stride loop over the whole grid, only in one
- * place. On an H200, x * x over 2^28 floats took 0.559-0.560 ms a call so, against 0.568-0.576
- * in a grid-stride loop (a device copy of the same bytes: 0.508-0.512); eight vectors in flight
- * took 0.556-0.557 ms against 0.560-0.574 with four, and the last step's rows taken together
- * made 2^24 and 2^26 5-9 % faster than one at a time (docs/benchmarks.md). */
-#ifndef PS_VEC_UNROLL
-#define PS_VEC_UNROLL 8
-#endif
+/* Elements in vectors of PS_LANES (the buffers are 16-byte aligned), in tiles of PS_VEC_ROWS
+ * rows (a row: one vector a work-item), one tile a work-group: the host launches a work-group
+ * per tile. A work-group loads its tile's vectors before it stores them, skipping those past
+ * the last; then the first ps_n % PS_LANES work-items take one of the elements after the last
+ * whole vector. A grid that filled the device once, each work-group walking a run of rows, was
+ * 6-8 % slower on an H200 (map.py's VEC_ROWS). */
 #if PS_LANES == 4
 #define PS_VEC_REST(ps_r) ps_r.s2 = PS_VEC_AT(2, s2); ps_r.s3 = PS_VEC_AT(3, s3);
 #else
@@ -88,31 +81,17 @@ __kernel void ps_map(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps
 
 __kernel void ps_map_vec(PS_INPUT_PARAMS PS_OUT_PARAM uint ps_n, uint ps_e1, uint ps_e2, uint ps_e3 PS_EXTRA_PARAMS)
 {
-    uint stride = get_global_size(0);
-    uint vectors = ps_n / PS_LANES;
-    /* rows of one vector a work-item, each work-group a contiguous run of them (the runs differ
-     * by one row at most), PS_VEC_UNROLL rows a step (fewer in the last); then the vectors past
-     * the last whole row, grid-stride */
-    uint ps_l = get_local_size(0), ps_groups = get_num_groups(0), ps_w = get_group_id(0);
-    uint ps_rows = vectors / ps_l, ps_per = ps_rows / ps_groups, ps_more = ps_rows % ps_groups;
-    uint ps_r = ps_w * ps_per + PS_MIN(ps_w, ps_more), ps_end = ps_r + ps_per + (ps_w < ps_more);
-    for (; ps_r < ps_end; ps_r += PS_VEC_UNROLL) {
-        uint ps_q0 = ps_r * ps_l + get_local_id(0), ps_m = ps_end - ps_r; /* rows left */
-        PS_OUT_VT ps_rs[PS_VEC_UNROLL];
+    uint vectors = ps_n / PS_LANES, ps_l = get_local_size(0);
+    uint ps_q0 = get_group_id(0) * ps_l * PS_VEC_ROWS + get_local_id(0);
+    PS_OUT_VT ps_rs[PS_VEC_ROWS];
 #pragma unroll
-        for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
-            if (ps_k < ps_m)
-                PS_VEC_RESULT(ps_rs[ps_k], ps_q0 + ps_k * ps_l)
+    for (uint ps_k = 0; ps_k < PS_VEC_ROWS; ++ps_k)
+        if (ps_q0 + ps_k * ps_l < vectors)
+            PS_VEC_RESULT(ps_rs[ps_k], ps_q0 + ps_k * ps_l)
 #pragma unroll
-        for (uint ps_k = 0; ps_k < PS_VEC_UNROLL; ++ps_k)
-            if (ps_k < ps_m)
-                ((__global PS_OUT_VT *)ps_out)[ps_q0 + ps_k * ps_l] = ps_rs[ps_k];
-    }
-    for (uint ps_g = ps_rows * ps_l + get_global_id(0); ps_g < vectors; ps_g += stride) {
-        PS_OUT_VT ps_one;
-        PS_VEC_RESULT(ps_one, ps_g)
-        ((__global PS_OUT_VT *)ps_out)[ps_g] = ps_one;
-    }
+    for (uint ps_k = 0; ps_k < PS_VEC_ROWS; ++ps_k)
+        if (ps_q0 + ps_k * ps_l < vectors)
+            ((__global PS_OUT_VT *)ps_out)[ps_q0 + ps_k * ps_l] = ps_rs[ps_k];
     uint t = vectors * PS_LANES + get_global_id(0);
     if (t < ps_n)
         ps_out[t] = PS_AT(t);
