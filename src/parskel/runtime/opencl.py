@@ -699,21 +699,41 @@ def _is_inline(platform: Any, handle: Any) -> bool:
     )
 
 
-# A CPU device compiles for the host CPU; a driver whose compiler predates the CPU (PoCL 3.0's
-# LLVM 14 on AMD Zen 5: "unknown target CPU 'generic'") cannot build anything. Such a device is
-# found by building this once, and is reported as unusable instead of failing every call.
-_PROBE = "__kernel void ps_probe(__global int *x) { x[get_global_id(0)] = 1; }"
+# A CPU device compiles for the host CPU, and a driver whose compiler predates the CPU may fail
+# it: PoCL 3.0 (as PyOpenCL installs it, LLVM 14) cannot build anything on AMD Zen 5 ("unknown
+# target CPU 'generic'"), and on CPUs with AVX-512 that it takes for AMD Zen 3 it builds, but
+# loads the upper half of a 64-byte vector (vload16 of floats) as zeros and crashes the process
+# on a store of one (vstore16). parskel's CPU scans and matmul move 64-byte vectors. Such a
+# device is found by building and running this once, and is reported as unusable instead of
+# failing calls or giving wrong results.
+_PROBE = """__kernel void ps_probe(__global const float *x, __global float *y)
+{
+    float16 v = vload16(0, x);
+    y[0] = v.s8 + v.sf;
+}"""
 
 
-def _cannot_build(handle: Any) -> str:
-    """Why the device cannot build a trivial kernel, or ``""`` when it can."""
+def _unfit(handle: Any) -> str:
+    """Why the CPU device cannot serve parskel's kernels (it cannot build a trivial kernel, or
+    it loads a 64-byte vector wrong), or ``""`` when it can."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", cl.CompilerWarning)
-            cl.Program(cl.Context([handle]), _PROBE).build()
+            context = cl.Context([handle])
+            program = cl.Program(context, _PROBE).build()
+            queue = cl.CommandQueue(context)
+            x = np.arange(16, dtype=np.float32)
+            y = np.zeros(1, np.float32)
+            flags = cl.mem_flags
+            xb = cl.Buffer(context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=x)
+            yb = cl.Buffer(context, flags.WRITE_ONLY, y.nbytes)
+            program.ps_probe(queue, (1,), (1,), xb, yb)
+            cl.enqueue_copy(queue, y, yb, is_blocking=True)
     except cl.Error as exc:
         log = _build_log(str(exc))
         return log.splitlines()[0] if log else str(exc)
+    if y[0] != x[8] + x[15]:
+        return f"wrong vector loads: the upper half of a vload16 of floats read {y[0]:g} where {x[8] + x[15]:g} was due"
     return ""
 
 
@@ -748,7 +768,7 @@ class OpenCLBackend(Backend):
             handles = [h for h in handles if not any(h == i for i in inline)]
             for d_index, handle in enumerate(handles):
                 info = _describe(f"opencl:{p_index}:{d_index}", platform, handle)
-                why = _cannot_build(handle) if info.type == "cpu" else ""
+                why = _unfit(handle) if info.type == "cpu" else ""
                 if why:
                     self._unusable.append((f"{info.id}: {info.name} ({info.platform_version})", _advice(why)))
                     continue
@@ -831,7 +851,7 @@ _WRITE_PROBE = "__kernel void ps_write_probe(__global uint *x) { x[get_global_id
 
 
 def _advice(why: str) -> str:
-    if "unknown target CPU" in why:
+    if "unknown target CPU" in why or "wrong vector loads" in why:
         return (
             f"its compiler does not know this CPU ({why.strip()}); install a newer PoCL, "
             "e.g. Debian/Ubuntu's pocl-opencl-icd"
