@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Where a call's time goes on ``cuda:0``: CUDA events before and after every command that
-parskel enqueues (launches, fills, copies), inside CUDA events around the whole call.
+parskel enqueues (launches, including those of ``Device.launcher``, fills, copies), inside CUDA
+events around the whole call.
 
     python3 benchmarks/call_timeline.py 28          # 2^28 elements
     for tree in OLD NEW OLD NEW; do PYTHONPATH=$tree/src python3 benchmarks/call_timeline.py 28; done
@@ -99,24 +100,35 @@ def main() -> None:
         sys.stdout.flush()
 
 
-def _spy(cls: type, cp: Any) -> list[tuple[str, Any, Any]]:
-    """Wrap the device class's launch, fill and copy so that each records a CUDA event before
-    and after it; the list the events go to."""
+def _spy(cls: Any, cp: Any) -> list[tuple[str, Any, Any]]:
+    """Wrap the device class's launch, fill and copy, and the launches its ``launcher`` makes,
+    so that each records a CUDA event before and after it; the list the events go to."""
     seen: list[tuple[str, Any, Any]] = []
+
+    def timed(label: str, command: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        before = cp.cuda.Event()
+        before.record()
+        result = command(*args, **kwargs)
+        after = cp.cuda.Event()
+        after.record()
+        seen.append((label, before, after))
+        return result
+
     for name in ("launch", "fill", "copy"):
         original = getattr(cls, name)
 
         def spied(self: Any, *args: Any, _original: Any = original, _name: str = name, **kwargs: Any) -> Any:
             label = f"{_name}:{getattr(args[0], 'name', '')}" if _name == "launch" else _name
-            before = cp.cuda.Event()
-            before.record()
-            result = _original(self, *args, **kwargs)
-            after = cp.cuda.Event()
-            after.record()
-            seen.append((label, before, after))
-            return result
+            return timed(label, _original, self, *args, **kwargs)
 
         setattr(cls, name, spied)
+    made = cls.launcher
+
+    def launcher(self: Any, kernel: Any, *sizes: Any) -> Callable[..., None]:
+        launch = made(self, kernel, *sizes)
+        return lambda *args: timed(f"launch:{kernel.name}", launch, *args)
+
+    cls.launcher = launcher
     return seen
 
 

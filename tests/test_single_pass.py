@@ -47,8 +47,8 @@ def test_scans_that_keep_their_zeroed_state_between_calls(device, rng, monkeypat
     """A GPU's scans on its own queue keep their look-back state, zeroed again behind each
     kernel for the next call: scans of growing and shrinking sizes and of other element sizes,
     one after another, each against NumPy (kept here on every device)."""
-    monkeypatch.setattr(single_pass, "_keeps", lambda dev: dev.on_own_queue)
-    single_pass.free_kept_states(device)
+    monkeypatch.setattr(single_pass, "keeps", lambda dev: dev.on_own_queue)
+    single_pass._STATES.free(device)
     try:
         for n, dtype, inclusive in [
             (200_003, np.int32, True),
@@ -62,9 +62,9 @@ def test_scans_that_keep_their_zeroed_state_between_calls(device, rng, monkeypat
             x = sample(rng, dtype, n)
             got = ps.scan(x, inclusive=inclusive, variant="single_pass", device=device, progress=progress, WG=64)
             assert_scan(got, x, inclusive)
-        assert 0 < len(single_pass._KEPT[device]) <= single_pass.KEPT_STATES
+        assert 0 < len(single_pass._STATES.held(device)) <= single_pass._STATES.most
     finally:
-        assert single_pass.free_kept_states(device) > 0
+        assert single_pass._STATES.free(device) > 0
 
 
 def test_a_scan_called_again_takes_its_worked_out_launch_until_the_device_is_described_anew(device, rng, monkeypatch):
@@ -165,11 +165,11 @@ def test_onesweep_modes(device, rng, spins, progress):
 
 @pytest.mark.parametrize("wide", [False, True], ids=["status32", "status64"])
 def test_onesweep_clears_its_status_words_itself(device, rng, monkeypatch, wide):
-    """The host zeroes only the digit counts and tile counters: the histogram clears section 0
-    of the status words for the first pass, and each pass the other section for the next.
-    The state buffer starts here as stale words (published prefixes of 0, which a look-back
-    would take), and is read after every launch: each section is clear before its pass runs,
-    and the sort matches NumPy."""
+    """The host zeroes at most the digit counts: the histogram clears section 0 of the status
+    words for the first pass, and each pass the other section for the next. The status
+    buffer starts here as stale words (published prefixes of 0, which a look-back would
+    take), and is read after every launch: each section is clear before its pass runs, and
+    the sort matches NumPy."""
     if wide:
         monkeypatch.setattr(onesweep, "WIDE_FROM", 0)
     stale = np.uint64(1 << 63) if wide else np.uint32(1 << 31)
@@ -180,31 +180,63 @@ def test_onesweep_clears_its_status_words_itself(device, rng, monkeypatch, wide)
     tiles = -(-keys.size // (256 * 4))
     section = tiles * onesweep.RADIX * stale.itemsize
     allocate, launch = device.alloc, device.launch
-    meta: list = []
+    status: list = []
     states: list[np.ndarray] = []
 
     def alloc(nbytes):
         buffer = allocate(nbytes)
-        if not meta:  # the sort's first buffer is its state
+        if nbytes == 2 * section:  # the status words
             device.fill(buffer, stale)
-            meta.append(buffer)
+            status.append(buffer)
         return buffer
 
     def launched(*args):
         event = launch(*args)
-        state = np.empty(meta[0].nbytes, np.uint8)
-        device.download(meta[0], state)
-        states.append(state[onesweep.STATUS_AT * 4 :][: 2 * section].view(stale.dtype).reshape(2, -1))
+        state = np.empty(status[0].nbytes, np.uint8)
+        device.download(status[0], state)
+        states.append(state.view(stale.dtype).reshape(2, -1))
         return event
 
     monkeypatch.setattr(device, "alloc", alloc)
     monkeypatch.setattr(device, "launch", launched)
     onesweep.sort_buffers(device, kb, ok, keys.size, np.uint32, vb, ov, keys_per_item=4)
+    assert len(status) == 1
     histogram, _, *passes = states
     assert not histogram[0].any() and (histogram[1] == stale).all()
     for p, after in enumerate(passes[:-1]):
         assert not after[(p + 1) % 2].any(), f"pass {p} left the next pass's section"
     assert_sorted_buffers(device, ok, ov, keys, values)
+
+
+def test_onesweep_sorts_keep_their_counters_zeroed_by_their_kernels(device, rng, monkeypatch):
+    """A GPU's sorts on its own queue keep one buffer of counters, which no fill zeroes again:
+    the digit starts kernel zeroes the counts once it has read them (and the tile counters
+    before the passes take tiles). Kept here on every device, the buffer is read after each
+    sort: its counts zero; sorts of other sizes and kinds, one after another, each against
+    NumPy."""
+    monkeypatch.setattr(onesweep, "keeps", lambda dev: dev.on_own_queue)
+    onesweep._COUNTERS.free(device)
+    fills = []
+    fill = device.fill
+    monkeypatch.setattr(
+        device, "fill", lambda buffer, value, nbytes=None, **k: fills.append(nbytes) or fill(buffer, value, nbytes, **k)
+    )
+    try:
+        for n, dtype, with_values in [(30_011, np.uint32, True), (5_000, np.float32, False), (70_001, np.int32, True)]:
+            keys = random_keys(rng, dtype, n)
+            values = rng.permutation(n).astype(np.uint32) if with_values else None
+            got = ps.sort(keys, values, variant="onesweep", device=device, keys_per_item=4)
+            order = stable_order(keys)
+            np.testing.assert_array_equal(got[0] if with_values else got, keys[order])
+            if with_values:
+                np.testing.assert_array_equal(got[1], values[order])
+            (counters,) = onesweep._COUNTERS.held(device)
+            words = np.empty(onesweep.COUNTERS_BYTES // 4, np.uint32)
+            device.download(counters, words)
+            assert not words[: onesweep.CLEARED_BYTES // 4].any()
+        assert fills == [onesweep.CLEARED_BYTES]  # the first sort's, when the buffer was made
+    finally:
+        assert onesweep._COUNTERS.free(device) == onesweep.COUNTERS_BYTES
 
 
 def test_onesweep_wide_status_words(device, rng, monkeypatch):

@@ -12,7 +12,7 @@ decoupled fallback (:mod:`parskel.runtime.traits`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ import numpy as np
 
 from ..runtime import Buffer, Device, Kernel, Program
 from ..runtime.arrays import empty_like
+from ..runtime.kept import KeptZeroed, keeps
 from ..runtime.memo import remembered
 from ..runtime.traits import groups_per_unit, has_warp_ops, lookback_defines, register_bound, with_warp_ops
 from .keys import KEY_KINDS, check_keys
@@ -37,12 +38,16 @@ WIDE_FROM = 1 << 30
 #: registers (80 in groups of 256): the driver's compiler, left alone, gives the pass 107 and
 #: fits two groups. A sort of 2^28 keys on an H200 took 5.94 ms so, 7.11 without.
 RESIDENT_PASS = 768
-#: where the status words begin in the sort's one buffer of state, in 4-byte words: after the digit
-#: counts, the tile counters and the digit starts (STATUS_AT in onesweep.cl; a multiple of 2)
-STATUS_AT = 2 * PASSES * RADIX + PASSES
-#: the bytes the host zeroes before a sort: the digit counts and the tile counters (the kernels
-#: clear the status words themselves, see onesweep.cl)
-CLEARED_BYTES = (PASSES * RADIX + PASSES) * 4
+#: the bytes of a sort's counters: the digit counts, the tile counters and the digit starts
+COUNTERS_BYTES = (2 * PASSES * RADIX + PASSES) * 4
+#: the bytes of the counters that must be zero when a sort begins: the digit counts (the
+#: kernels zero the tile counters, and clear the status words, themselves: see onesweep.cl)
+CLEARED_BYTES = PASSES * RADIX * 4
+#: Counters kept between a GPU's sorts (:mod:`parskel.runtime.kept`): the digit starts kernel
+#: leaves them zeroed for the next sort, so that a sort enqueues no fill before its histogram
+#: (a fill took 8 us of the host's time on the H200 machine, in a sort of 2^24 pairs whose
+#: histogram started 33-39 us after the call).
+_COUNTERS = KeptZeroed(most=1)
 #: sections of status words: pass p looks back in section p % 2
 SECTIONS = 2
 
@@ -88,26 +93,58 @@ def sort_buffers(
     """
     if n == 0:
         return
-    with_values = values is not None
+    passes = count_digits(
+        device, keys, n, key_dtype, values is not None, work_group=work_group, keys_per_item=keys_per_item,
+        progress=progress,
+    )  # fmt: skip
+    passes(out_keys, values, out_values)
+
+
+Passes = Callable[[Buffer, "Buffer | None", "Buffer | None"], None]
+
+
+def count_digits(
+    device: Device,
+    keys: Buffer,
+    n: int,
+    key_dtype: Any,
+    with_values: bool,
+    *,
+    work_group: int,
+    keys_per_item: int,
+    progress: int,
+) -> Passes:
+    """Enqueue the first part of :func:`sort_buffers` (``n`` > 0 keys): the count of the digits
+    of ``keys``, which needs no output yet; the function ``(out_keys, values, out_values)`` that
+    enqueues the rest, once, into outputs the caller may make meanwhile."""
     shape = (key_dtype, with_values, n, work_group, keys_per_item, progress)
-    layout = remembered(_LAYOUTS, (device, *shape, device.info.local_mem_bytes), lambda: _layout(device, *shape))
-    # counts, tile counters, starts, then the passes' status words (STATUS_AT in onesweep.cl);
-    # the device counts the digits while the host prepares the passes
-    meta = device.alloc(layout.meta_bytes)
-    device.fill(meta, _ZERO, CLEARED_BYTES)
+    key = (device, *shape, device.info.local_mem_bytes, n >= WIDE_FROM)
+    layout = remembered(_LAYOUTS, key, lambda: _layout(device, *shape))
+    kept = keeps(device)
+    counters = _COUNTERS.take(device, COUNTERS_BYTES) if kept else None
+    if counters is None:
+        counters = device.alloc(COUNTERS_BYTES)
+        device.fill(counters, _ZERO, CLEARED_BYTES)
+    status = device.alloc(layout.status_bytes)
     wg = work_group
-    device.launch(layout.histogram, layout.groups * wg, wg, keys, meta, layout.n, layout.chunk)
-    device.launch(layout.starts, wg, wg, meta)
-    # pass p reads chain[p] and writes chain[p + 1]: the last pass lands in the output
-    pairs = [(keys, out_keys)] if values is None else [(keys, out_keys), (values, out_values)]
-    chains = []
-    for source, target in pairs:
-        assert target is not None
-        spare = device.alloc(n * 4)
-        chains.append([source, spare, target, spare, target])
-    for p in range(PASSES):
-        moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
-        device.launch(layout.sweep, layout.tiles * wg, wg, *moved, meta, layout.n, _PASS_NUMBERS[p])
+    device.launch(layout.histogram, layout.groups * wg, wg, keys, counters, status, layout.n, layout.chunk)
+    device.launch(layout.starts, wg, wg, counters)
+
+    def passes(out_keys: Buffer, values: Buffer | None, out_values: Buffer | None) -> None:
+        # pass p reads chain[p] and writes chain[p + 1]: the last pass lands in the output
+        pairs = [(keys, out_keys)] if values is None else [(keys, out_keys), (values, out_values)]
+        chains = []
+        for source, target in pairs:
+            assert target is not None
+            spare = device.alloc(n * 4)
+            chains.append([source, spare, target, spare, target])
+        for p in range(PASSES):
+            moved = [buffer for chain in chains for buffer in (chain[p], chain[p + 1])]
+            device.launch(layout.sweep, layout.tiles * wg, wg, *moved, counters, status, layout.n, _PASS_NUMBERS[p])
+        if kept:  # zeroed again by the digit starts kernel, before the next sort's commands run
+            _COUNTERS.give(device, counters)
+
+    return passes
 
 
 _ZERO = np.uint32(0)
@@ -123,7 +160,7 @@ class _Layout:
     starts: Kernel
     sweep: Kernel
     tiles: int
-    meta_bytes: int
+    status_bytes: int
     groups: int  # of the histogram, each over a chunk of the keys
     n: np.uint32
     chunk: np.uint32
@@ -143,8 +180,8 @@ def _layout(
     histogram, starts, sweep, tile = plan
     tiles = -(-n // tile)
     groups = min(tiles, groups_per_unit(device, work_group) * device.info.compute_units)
-    meta_bytes = STATUS_AT * 4 + SECTIONS * tiles * RADIX * (8 if wide else 4)
-    return _Layout(histogram, starts, sweep, tiles, meta_bytes, groups, np.uint32(n), np.uint32(-(-n // groups)))
+    status_bytes = SECTIONS * tiles * RADIX * (8 if wide else 4)
+    return _Layout(histogram, starts, sweep, tiles, status_bytes, groups, np.uint32(n), np.uint32(-(-n // groups)))
 
 
 # sort_buffers' kernels and tile, per device, key type, values or not, width of the status
@@ -202,29 +239,18 @@ def _onesweep(
         return keys.copy() if values is None else (keys.copy(), values.copy())
     arrays = [keys] if values is None else [keys, values]
     on_host = isinstance(keys, np.ndarray)
-    sources, targets, results = [], [], []
-    for array in arrays:
-        if on_host:
-            buffer = device.to_device(array)
-            sources.append(buffer)
-            targets.append(buffer)
-        else:
-            out = empty_like(array)  # a new device array of the caller's kind
-            results.append(out)
-            sources.append(device.wrap(array)[0])
-            targets.append(device.wrap(out)[0])
-    moved = (sources[1], targets[1]) if values is not None else (None, None)
-    sort_buffers(
-        device,
-        sources[0],
-        targets[0],
-        n,
-        keys.dtype,
-        *moved,
-        work_group=work_group,
-        keys_per_item=keys_per_item,
+    sources = [device.to_device(array) if on_host else device.wrap(array)[0] for array in arrays]
+    passes = count_digits(
+        device, sources[0], n, keys.dtype, values is not None, work_group=work_group, keys_per_item=keys_per_item,
         progress=progress,
-    )
+    )  # fmt: skip
+    results = []
+    if on_host:  # sorted in place on the device
+        targets = sources
+    else:  # into new device arrays of the caller's kind, made while the device counts the digits
+        results = [empty_like(array) for array in arrays]
+        targets = [device.wrap(out)[0] for out in results]
+    passes(targets[0], *((sources[1], targets[1]) if values is not None else (None, None)))
     if on_host:
         for array, buffer in zip(arrays, targets):
             host = empty_like(array)

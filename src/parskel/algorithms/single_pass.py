@@ -10,13 +10,13 @@ between work-groups the look-back uses the decoupled fallback (see
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Hashable
 
 import numpy as np
 
 from ..errors import VariantError
 from ..runtime import Buffer, Device, Kernel, c_type
+from ..runtime.kept import KeptZeroed, keeps
 from ..runtime.memo import remembered
 from ..runtime.traits import aligned, built_within, lookback_defines, register_bound, with_warp_ops
 from .registry import Param, Requirement, Variant, register
@@ -150,73 +150,27 @@ class _Call:
 
     def __call__(self, src: Buffer, dst: Buffer) -> None:
         device, nbytes = self._device, self._nbytes
-        keeps = _keeps(device)
-        state = _zeroed(device, nbytes) if keeps else None
+        kept = keeps(device)
+        state = _STATES.take(device, nbytes) if kept else None
         if state is None:
             state = device.alloc(nbytes)
             # the counter and flags start at zero; so do the values where they hold the tiles' status
             device.fill(state, _ZERO, None if self._packed else self._flags)
         self._launch(src, dst, state, self._n, self._tiles)
-        if keeps:
+        if kept:
             device.fill(state, _ZERO, nbytes)  # zero again behind the kernel, for the next call
-            _keep(device, state)
+            _STATES.give(device, state)
 
 
 #: the scans enqueued so far, by device, size, type, kind of scan, parameters and whether the
 #: buffers take vectors (as many as :func:`remembered` keeps)
 _CALLS: dict[Hashable, _Call] = {}
 _ZERO = np.uint32(0)
-#: Look-back states kept zeroed between calls, per GPU, for calls on the device's own queue: a
-#: call then zeroes its state behind its kernel, for the next one, instead of allocating and
-#: zeroing one before it, which took 18 us of the host's time on the H200 machine before the
-#: kernel could start. At most :data:`KEPT_STATES` a device, each 4 bytes and two elements a
-#: tile (0.4 MB for 2^28 int32 in the tuned tiles); :func:`free_kept_states` frees them.
-_KEPT: dict[Device, list[Buffer]] = {}
-_KEPT_LOCK = threading.Lock()
-KEPT_STATES = 2
-
-
-def _keeps(device: Device) -> bool:
-    """Whether calls on ``device`` keep their look-back state: GPUs, on their own queue (whose
-    commands run in order), where the host's time before a launch shows in the call."""
-    return device.type == "gpu" and device.on_own_queue
-
-
-def _zeroed(device: Device, nbytes: int) -> Buffer | None:
-    """A kept state of at least ``nbytes``, all zeros by the time the next command runs (its
-    zeroing was enqueued before it came back), taken out of the kept ones; else None."""
-    with _KEPT_LOCK:
-        kept = _KEPT.get(device)
-        if not kept:
-            return None
-        state = None
-        for buffer in kept:  # largest first: the last that fits is the smallest
-            if buffer.nbytes < nbytes:
-                break
-            state = buffer
-        if state is not None:
-            kept.remove(state)
-        return state
-
-
-def _keep(device: Device, state: Buffer) -> None:
-    """Give a state back (its zeroing enqueued), keeping the largest :data:`KEPT_STATES`."""
-    with _KEPT_LOCK:
-        kept = _KEPT.setdefault(device, [])
-        kept.append(state)
-        kept.sort(key=lambda b: -b.nbytes)
-        del kept[KEPT_STATES:]
-
-
-def free_kept_states(device: Device | None = None) -> int:
-    """Free the look-back states kept for ``device`` (None: every device); the bytes freed.
-
-    >>> free_kept_states() >= 0
-    True
-    """
-    with _KEPT_LOCK:
-        dropped = [_KEPT.pop(dev, []) for dev in ([device] if device is not None else list(_KEPT))]
-    return sum(b.nbytes for states in dropped for b in states)
+#: Look-back states kept zeroed between calls (:mod:`parskel.runtime.kept`): a call zeroes its
+#: state behind its kernel, for the next one, instead of allocating and zeroing one before it,
+#: which took 18 us of the host's time on the H200 machine before the kernel could start. Each
+#: 4 bytes and two elements a tile (0.4 MB for 2^28 int32 in the tuned tiles), two a device.
+_STATES = KeptZeroed(most=2)
 
 
 # enqueue's kernel, work-group size and tile per device, type, kind of scan, parameters, whether

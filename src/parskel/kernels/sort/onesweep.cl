@@ -29,14 +29,16 @@
  *
  * Keys are encoded (keys.h) as the first pass reads them and decoded as the last writes them.
  * The status words pack a 2-bit flag with a count: 32 bits below 2^30 keys, 64 (WIDE) above.
- * meta holds the 4 x 256 digit counts, then the 4 tile counters, which the host zeroes before
- * the sort, then the 4 x 256 digit starts (the counts' exclusive scans, which onesweep_starts
- * writes once, so that no tile scans them again), then two sections of status words, a row of
- * 256 a tile: pass p looks back in section p % 2. Clearing them is folded into kernels whose
- * memory has room to spare: onesweep_histogram clears section 0 for the first pass, and each
- * pass clears its tile's row of the other section, the last pass's, for the next. A separate
- * clear of four sections (150 MB for 2^28 keys) took 42-58 us of an H200's time before the
- * histogram could start. */
+ * counters holds the 4 x 256 digit counts, then the 4 tile counters, then the 4 x 256 digit
+ * starts (the counts' exclusive scans, which onesweep_starts writes once, so that no tile scans
+ * them again). Only the counts must be zero when a sort begins: onesweep_starts zeroes the tile
+ * counters before the passes take tiles, and the counts once it has read them, so a GPU's sorts
+ * keep one such buffer and never zero it again (algorithms/onesweep.py).
+ * status holds two sections of status words, a row of 256 a tile: pass p looks back in section
+ * p % 2. Clearing them is folded into kernels whose memory has room to spare:
+ * onesweep_histogram clears section 0 for the first pass, and each pass clears its tile's row
+ * of the other section, the last pass's, for the next. A separate clear of four sections
+ * (150 MB for 2^28 keys) took 42-58 us of an H200's time before the histogram could start. */
 #include "common/parskel.h"
 #include "common/subgroup.h"
 #include "keys.h"
@@ -136,8 +138,8 @@ typedef uint status_t;
 #define PS_GROUP_EXTRA_ARGS
 #include "common/group_scan.h"
 
-#define STARTS (PASSES * RADIX + PASSES) /* where meta's digit starts begin */
-#define STATUS_AT (STARTS + PASSES * RADIX) /* where its status words begin (8-byte aligned) */
+#define TILE_COUNTERS (PASSES * RADIX) /* where the tile counters begin in counters */
+#define STARTS (TILE_COUNTERS + PASSES) /* where the digit starts begin */
 
 PS_INLINE void count_digits(PS_LOCAL_PARAM uint *counts, uint key)
 {
@@ -148,7 +150,8 @@ PS_INLINE void count_digits(PS_LOCAL_PARAM uint *counts, uint key)
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void onesweep_histogram(__global const uint *keys, __global uint *meta, uint n, uint chunk)
+void onesweep_histogram(__global const uint *keys, __global uint *counters, __global status_t *status, uint n,
+                        uint chunk)
 {
     __local uint counts[PASSES * RADIX];
     uint lid = get_local_id(0);
@@ -169,29 +172,33 @@ void onesweep_histogram(__global const uint *keys, __global uint *meta, uint n, 
     for (; i < end; i += WG)
         count_digits(counts, encode_key(keys[i]));
     /* section 0 of the status words, cleared for the first pass */
-    __global status_t *section = (__global status_t *)(meta + STATUS_AT);
     uint words = (n + TILE - 1) / TILE * RADIX;
     for (uint w = get_global_id(0); w < words; w += get_global_size(0))
-        section[w] = 0;
+        status[w] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < PASSES * RADIX; i += WG)
         if (counts[i])
-            atomic_add(&meta[i], counts[i]);
+            atomic_add(&counters[i], counts[i]);
 }
 
-/* one work-group: each pass's digit starts, the exclusive scan of its digit counts */
+/* one work-group: each pass's digit starts, the exclusive scan of its digit counts; then the
+ * counts and the tile counters zeroed, for the passes and for the next sort */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void onesweep_starts(__global uint *meta)
+void onesweep_starts(__global uint *counters)
 {
     __local uint scratch[PS_GROUP_SCRATCH];
     uint d = get_local_id(0);
     for (uint pass = 0; pass < PASSES; ++pass) {
         uint total;
-        uint start = ps_group_exclusive_scan(d < RADIX ? meta[pass * RADIX + d] : 0, 0, scratch, &total);
-        if (d < RADIX)
-            meta[STARTS + pass * RADIX + d] = start;
+        uint start = ps_group_exclusive_scan(d < RADIX ? counters[pass * RADIX + d] : 0, 0, scratch, &total);
+        if (d < RADIX) {
+            counters[STARTS + pass * RADIX + d] = start;
+            counters[pass * RADIX + d] = 0;
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    if (d < PASSES)
+        counters[TILE_COUNTERS + d] = 0;
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) PASS_BOUNDS
@@ -199,9 +206,8 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
 #if WITH_VALUES
                    __global const uint *values, __global uint *values_out,
 #endif
-                   __global uint *meta, uint n, uint pass)
+                   __global uint *counters, __global status_t *status_all, uint n, uint pass)
 {
-    __global status_t *status_all = (__global status_t *)(meta + STATUS_AT);
     __local uint warp_counts[WARPS * RADIX];
     __local uint keys_s[TILE];
 #if !PS_WARP_OPS
@@ -231,7 +237,7 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
 #endif
 #else
     if (lid == 0)
-        tile_s = atomic_inc(&meta[PASSES * RADIX + pass]);
+        tile_s = atomic_inc(&counters[TILE_COUNTERS + pass]);
 #endif
     for (uint i = lid; i < WARPS * RADIX; i += WG)
         warp_counts[i] = 0;
@@ -331,7 +337,7 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
     }
     uint total;
     uint start = ps_group_exclusive_scan(count, 0, scratch, &total);
-    uint digit_start = d < RADIX ? meta[STARTS + pass * RADIX + d] : 0;
+    uint digit_start = d < RADIX ? counters[STARTS + pass * RADIX + d] : 0;
 #if PS_WARP_OPS
     /* warp w's keys of digit d take the tile's places from warp_counts[w * RADIX + d] on */
     if (d < RADIX)
