@@ -581,7 +581,8 @@ def test_map_and_zip_in_vectors_take_a_tile_per_work_group_then_the_rest(device,
     """GPUs map in 16-byte vectors (ps_map_vec): a work-group per tile of rows (one vector a
     work-item), the last tile partly filled, then the elements past the last whole vector. A
     CPU device is described as a GPU here, so that it takes that form; the sizes give a tile
-    partly filled in its first row, in a later row and whole, and loose elements."""
+    partly filled in its first row, in a later row and whole, and loose elements. Elements of
+    two sizes take the scalar kernel."""
     import dataclasses
 
     if device.type == "cpu":
@@ -609,6 +610,11 @@ def test_map_and_zip_in_vectors_take_a_tile_per_work_group_then_the_rest(device,
     if device.info.fp64:
         z = x.astype(np.float64)
         np.testing.assert_array_equal(twice(ps.Vector(z, device=device)).numpy(), 2 * z)
+    launched.clear()  # elements of two sizes: the scalar kernel
+    widened = ps.Map("long f(int a) { return (long)a * a - 3; }")
+    ints = rng.integers(-(2**31), 2**31 - 1, n).astype(np.int32)
+    np.testing.assert_array_equal(widened(ps.Vector(ints, device=device)).numpy(), ints.astype(np.int64) ** 2 - 3)
+    assert launched == ["ps_map"]
 
 
 @pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
