@@ -717,7 +717,7 @@ def _unfit(handle: Any) -> str:
     """Why the CPU device cannot serve parskel's kernels (it cannot build a trivial kernel, or
     it loads a 64-byte vector wrong), or ``""`` when it can."""
     try:
-        with warnings.catch_warnings():
+        with captured_stderr(), warnings.catch_warnings():
             warnings.simplefilter("ignore", cl.CompilerWarning)
             context = cl.Context([handle])
             program = cl.Program(context, _PROBE).build()
