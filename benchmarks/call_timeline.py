@@ -8,7 +8,8 @@ events around the whole call.
 
 Each of ``keys`` (``parskel.sort`` of uint32 on CuPy arrays), ``pairs`` (with uint32 values),
 ``scan`` (``parskel.scan``, inclusive int32), ``reduce`` (the ``Reduce`` skeleton's sum of a
-float32 ``Vector`` into an ``out=`` one) and ``map`` (``Map`` of x * x into an ``out=`` one)
+float32 ``Vector`` into an ``out=`` one), ``map`` (``Map`` of x * x into an ``out=`` one) and
+``matmul`` (``parskel.matmul`` of two float32 CuPy matrices of side 2^(LOG2 / 2), rounded down)
 is called 3 times, then 9 times as measured: each measured call follows an untimed one and a
 synchronisation, as in ``parskel bench resident``. A line per part gives the medians of the
 call, of the time from the call's start to its first command, of its kernels' time summed,
@@ -50,6 +51,8 @@ def main() -> None:
     counts = rng.integers(0, 100, n, dtype=cp.int64).astype(cp.int32)
     floats = rng.random(n, dtype=cp.float32)
     vin = ps.Vector(cp.asnumpy(floats), device=dev)
+    edge = 1 << (args.log2 // 2)
+    ma, mb = rng.random((edge, edge), dtype=cp.float32), rng.random((edge, edge), dtype=cp.float32)
     total = ps.Vector.empty(1, np.float32, device=dev)
     squares = ps.Vector.empty(n, np.float32, device=dev)
     add = ps.Reduce("float add(float a, float b) { return a + b; }", identity=0)
@@ -60,6 +63,7 @@ def main() -> None:
         "scan": (lambda: ps.scan(counts, inclusive=True), lambda out: _same(out, cp.cumsum(counts, dtype=cp.int32))),
         "reduce": (lambda: add(vin, out=total), lambda out: _close(total.numpy()[0], float(floats.sum()))),
         "map": (lambda: square(vin, out=squares), lambda out: _same(squares.numpy(), cp.asnumpy(floats * floats))),
+        "matmul": (lambda: ps.matmul(ma, mb), lambda out: _close_matrices(out, ma, mb)),
     }
     for name, (call, check) in parts.items():
         for _ in range(3):
@@ -137,6 +141,14 @@ def _same(got: Any, want: Any) -> None:
 
     if not bool(cp.array_equal(cp.asarray(got), cp.asarray(want))):
         raise SystemExit("a result differs from CuPy's")
+
+
+def _close_matrices(got: Any, a: Any, b: Any) -> None:
+    import cupy as cp
+
+    want = a @ b
+    if float(cp.abs(got - want).max()) > 1e-3 * float(cp.abs(want).max()):
+        raise SystemExit("the product differs from CuPy's")
 
 
 def _close(got: float, want: float) -> None:
