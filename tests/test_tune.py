@@ -347,13 +347,13 @@ def test_sorts_with_values_are_tuned_apart_and_read_their_own_entries(monkeypatc
     )
     database.store([keys_entry])
     tiles = []
-    sort_buffers = onesweep.sort_buffers
+    count_digits = onesweep.count_digits
 
     def spy(*args, **kwargs):
         tiles.append(kwargs["keys_per_item"])
-        return sort_buffers(*args, **kwargs)
+        return count_digits(*args, **kwargs)
 
-    monkeypatch.setattr(onesweep, "sort_buffers", spy)
+    monkeypatch.setattr(onesweep, "count_digits", spy)
     keys = rng.integers(0, 1 << 32, n, dtype=np.uint32)
     values = np.arange(n, dtype=np.uint32)
     order = np.argsort(keys, kind="stable")
