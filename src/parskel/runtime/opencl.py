@@ -853,7 +853,7 @@ _WRITE_PROBE = "__kernel void ps_write_probe(__global uint *x) { x[get_global_id
 def _advice(why: str) -> str:
     if "unknown target CPU" in why or "wrong vector loads" in why:
         return (
-            f"its compiler does not know this CPU ({why.strip()}); install a newer PoCL, "
+            f"its compiler does not build right for this CPU ({why.strip()}); install a newer PoCL, "
             "e.g. Debian/Ubuntu's pocl-opencl-icd"
         )
     return f"it cannot build a trivial kernel: {why.strip()}"

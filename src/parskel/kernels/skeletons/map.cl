@@ -1,11 +1,11 @@
-/* Map, Zip, MapArray and Generate: a grid-stride loop, a work-item handling elements
+/* Map, Zip, MapArray and Generate. ps_map: a grid-stride loop, a work-item handling elements
  * i, i + S, i + 2S, ... (S the launch's work-items), PS_MAP_UNROLL (8 or 4) at a time so that
  * as many loads are in flight before the stores (the output may alias an input: each element
  * is read and written by one work-item only). On GPUs the host launches enough work-groups to
  * fill the device, not one work-item per element; on CPUs one work-item per element
- * (runtime/traits.py says why):
- * there ps_map_flat covers the whole work-groups without a bound check, which PoCL turns into
- * one vectorised loop over the group, and ps_map the last ps_n - ps_first elements.
+ * (runtime/traits.py says why): there ps_map_flat covers the whole work-groups without a bound
+ * check, which PoCL turns into one vectorised loop over the group, and ps_map the last
+ * ps_n - ps_first elements.
  * The glue defines PS_INPUT_PARAMS (one __global pointer per input), PS_OUT_PARAM, PS_OUT_T and
  * PS_VOID (1 when the user function returns nothing), PS_EXTRA_PARAMS and PS_ELEMENT_AT(i), the
  * user call on element i, whose per-axis indices it computes from i and ps_e1, ps_e2, ps_e3, the
@@ -15,8 +15,8 @@
  * also defines PS_LANES (16 bytes' worth of elements), PS_OUT_VT (the result's vector type),
  * PS_VEC_LOADS (vector ps_q of input k, as ps_q<k>), PS_VEC_AT(ps_c, ps_s), the user call on
  * lane ps_c (component ps_s) of those vectors, and PS_VEC_ROWS, the rows of a tile: ps_map_vec
- * then reads and writes whole 16-byte vectors, as a copy does (x * x over 2^28 floats on an H100: 0.86x of a copy's time
- * with scalars, 0.93-0.95x with vectors). */
+ * then reads and writes whole 16-byte vectors, as a copy does (x * x over 2^28 floats on an
+ * H100: 0.86x of a copy's time with scalars, 0.93-0.95x with vectors). */
 #include "common/parskel.h"
 
 #define PS_AT(i) PS_ELEMENT_AT((i))
