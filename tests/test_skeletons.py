@@ -591,11 +591,19 @@ def test_map_and_zip_in_vectors_take_a_tile_per_work_group_then_the_rest(device,
     rng = np.random.default_rng(11)
     x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
     square = ps.Map("float f(float x) { return x * x; }")
-    launched = []
+    launched, sizes = [], []
+
+    def spy(kernel, global_size, local_size, *args):
+        launched.append(kernel.name)
+        sizes.append((global_size, local_size))
+        return launch(kernel, global_size, local_size, *args)
+
     launch = device.launch
-    monkeypatch.setattr(device, "launch", lambda kernel, *a: launched.append(kernel.name) or launch(kernel, *a))
+    monkeypatch.setattr(device, "launch", spy)
     np.testing.assert_array_equal(square(ps.Vector(x, device=device)).numpy(), x * x)
     assert launched == ["ps_map_vec"]
+    (global_size, group), tile = sizes[0], sizes[0][1] * 4 * 4  # a work-group per tile of floats
+    assert global_size == -(-n // tile) * group
     product = ps.Zip("float f(float x, float y) { return x * y; }")
     np.testing.assert_array_equal(product(ps.Vector(x, device=device), ps.Vector(y, device=device)).numpy(), x * y)
     indexed = ps.Map("float f(float x, ps_index i) { return x + (float)(i % 1000); }")
