@@ -152,6 +152,29 @@ def test_xgemm_builds_the_order_it_is_given_or_tuned(device, rng, monkeypatch):
     assert built[-1]["ORDER"] == 1
 
 
+def test_xgemm_on_padded_device_buffers(device, rng):
+    """The kernel on buffers already on the device (what ``parskel bench resident`` times on
+    OpenCL): operands padded with zeros to whole tiles give NumPy's product in the top-left
+    block; sides that are not whole tiles, or a buffer too small, are refused before a launch."""
+    from parskel.algorithms import xgemm
+
+    params = XGEMM_CONFIGS[0]
+    a = rng.standard_normal((37, 45)).astype(np.float32)
+    b = rng.standard_normal((45, 29)).astype(np.float32)
+    m, k, n = sides = xgemm.padded_sides((37, 45, 29), params)
+    assert (m % params["MWG"], k % params["KWG"], n % params["NWG"]) == (0, 0, 0)
+    ba, bb = device.upload_padded(a, (m, k)), device.upload_padded(b, (k, n))
+    bc = device.alloc(m * n * 4)
+    xgemm.xgemm_buffers(device, ba, bb, bc, sides, np.float32, **params)
+    c = np.empty((37, 29), np.float32)
+    device.download_trimmed(bc, (m, n), c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ShapeError, match="whole tiles"):
+        xgemm.xgemm_buffers(device, ba, bb, bc, (37, k, n), np.float32, **params)
+    with pytest.raises(ShapeError, match="fewer than"):
+        xgemm.xgemm_buffers(device, ba, bb, device.alloc(4), sides, np.float32, **params)
+
+
 def test_xgemm_refuses_tiles_that_do_not_divide(device):
     a = np.ones((4, 4), np.float32)
     with pytest.raises(VariantError, match="divide"):

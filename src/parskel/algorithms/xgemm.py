@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import VariantError
-from ..runtime import Buffer, Device, round_to_multiple
+from ..errors import ShapeError, VariantError
+from ..runtime import Buffer, Device, c_type, round_to_multiple
 from ..runtime.traits import aligned
 from .matmuls import _prepare, _trimmed, trivial_product
 from .registry import Param, Requirement, Variant, register
@@ -63,18 +63,6 @@ def run_xgemm(
             f"matmul/xgemm needs {need} bytes of local memory for {a.dtype} tiles; "
             f"{device.id} has {device.info.local_mem_bytes} (try smaller MWG, NWG or KWG)"
         )
-    defines: dict[str, int | str] = {
-        "T": ctype,
-        "MWG": MWG,
-        "NWG": NWG,
-        "KWG": KWG,
-        "MDIMC": MDIMC,
-        "NDIMC": NDIMC,
-        "VW": VW,
-        "MIN_GROUPS": MIN_GROUPS,
-        "ORDER": ORDER,
-    }
-    kernel = device.program("matmul/xgemm.cl", defines).kernel("xgemm")
     (m, k), n = a.shape, b.shape[1]
     mp, kp, np_ = round_to_multiple(m, MWG), round_to_multiple(k, KWG), round_to_multiple(n, NWG)
     vector_bytes = VW * item
@@ -89,20 +77,64 @@ def run_xgemm(
             out, buf_c = None, device.alloc(mp * np_ * item)
     else:
         buf_c = device.alloc(mp * np_ * item)
-    device.launch(
-        kernel,
-        (np_ // NWG * NDIMC, mp // MWG * MDIMC),
-        (NDIMC, MDIMC),
-        buf_a,
-        buf_b,
-        buf_c,
-        np.uint32(mp),
-        np.uint32(np_),
-        np.uint32(kp),
-    )
+    defines: dict[str, int | str] = {
+        "T": ctype,
+        "MWG": MWG,
+        "NWG": NWG,
+        "KWG": KWG,
+        "MDIMC": MDIMC,
+        "NDIMC": NDIMC,
+        "VW": VW,
+        "MIN_GROUPS": MIN_GROUPS,
+        "ORDER": ORDER,
+    }
+    _enqueue(device, buf_a, buf_b, buf_c, (mp, kp, np_), defines)
     if out is not None:
         return out
     return _trimmed(device, buf_c, (mp, np_), (m, n), a)
+
+
+def padded_sides(shape: tuple[int, int, int], params: Mapping[str, int]) -> tuple[int, int, int]:
+    """The sides ``(m, k, n)`` of a product ``(m x k) @ (k x n)`` rounded up to whole tiles of
+    ``params`` (``MWG``, ``KWG``, ``NWG``): the shapes of the buffers :func:`xgemm_buffers` takes.
+
+    >>> padded_sides((1000, 3, 129), {"MWG": 128, "KWG": 8, "NWG": 64})
+    (1024, 8, 192)
+    """
+    m, k, n = shape
+    return round_to_multiple(m, params["MWG"]), round_to_multiple(k, params["KWG"]), round_to_multiple(n, params["NWG"])
+
+
+def xgemm_buffers(
+    device: Device, a: Buffer, b: Buffer, c: Buffer, sides: tuple[int, int, int], dtype: Any, **params: int
+) -> None:
+    """Enqueue ``c = a @ b`` on device buffers of row-major matrices whose ``sides`` ``(m, k,
+    n)`` are whole tiles (:func:`padded_sides`): ``a`` of ``m x k``, ``b`` of ``k x n``, ``c`` of
+    ``m x n``, all of ``dtype`` (float32 or float64), with the kernel's parameters as
+    :func:`run_xgemm` takes them (``MIN_GROUPS`` and ``ORDER`` may be left out): what that
+    function launches once its operands are on the device. Does not wait.
+    """
+    m, k, n = sides
+    if (m % params["MWG"], k % params["KWG"], n % params["NWG"]) != (0, 0, 0):
+        raise ShapeError(f"matmul/xgemm takes sides in whole tiles; round {sides} up with padded_sides")
+    item = np.dtype(dtype).itemsize
+    for name, buffer, rows, cols in (("a", a, m, k), ("b", b, k, n), ("c", c, m, n)):
+        if buffer.nbytes < rows * cols * item:
+            raise ShapeError(f"matmul/xgemm: {name} holds {buffer.nbytes} bytes, fewer than {rows} x {cols} elements")
+    defines: dict[str, int | str] = {"T": c_type(np.dtype(dtype), device)}
+    defines.update({name: params[name] for name in ("MWG", "NWG", "KWG", "MDIMC", "NDIMC", "VW")})
+    defines.update(MIN_GROUPS=params.get("MIN_GROUPS", 1), ORDER=params.get("ORDER", 0))
+    _enqueue(device, a, b, c, sides, defines)
+
+
+def _enqueue(device: Device, a: Buffer, b: Buffer, c: Buffer, sides: tuple[int, int, int], defines: Any) -> None:
+    """The launch of :func:`xgemm_buffers` with the kernel's ``defines`` (its type ``T`` and
+    every parameter, in the order :func:`run_xgemm` gives them), the operands checked."""
+    m, k, n = sides
+    kernel = device.program("matmul/xgemm.cl", defines).kernel("xgemm")
+    mdimc, ndimc = defines["MDIMC"], defines["NDIMC"]
+    grid = (n // defines["NWG"] * ndimc, m // defines["MWG"] * mdimc)
+    device.launch(kernel, grid, (ndimc, mdimc), a, b, c, np.uint32(m), np.uint32(n), np.uint32(k))
 
 
 def _valid(p: Mapping[str, int]) -> bool:

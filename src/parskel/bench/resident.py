@@ -8,10 +8,10 @@ beside it. The result is copied back after the timing and checked against NumPy.
 - On a CUDA device, parskel's public calls on CuPy arrays: ``parskel.sort`` (keys, and keys
   with values), ``parskel.scan``, the ``Reduce`` and ``Map`` skeletons on containers already on
   the device (into an ``out=`` container), ``parskel.matmul``.
-- On an OpenCL device, where the public sorts and scans take host arrays, the functions they
-  run on device buffers (:func:`parskel.algorithms.sorts.sort_words`,
-  :func:`parskel.algorithms.scans.scan_buffer`) with the parameters a public call gets, and the
-  same skeletons; its matmul takes host matrices, so it is left to ``parskel bench matmul``.
+- On an OpenCL device, where the public sorts, scans and products take host arrays, the
+  functions they run on device buffers (:func:`parskel.algorithms.sorts.sort_words`,
+  :func:`parskel.algorithms.scans.scan_buffer`, :func:`parskel.algorithms.xgemm.xgemm_buffers`)
+  with the parameters a public call gets, and the same skeletons.
 - Peers on the same GPU and the same device arrays: CuPy (its sort and sum are CUB's, its
   matmul cuBLAS's) and PyTorch; and CUB's own C++ (``cub_reference.cu``, built with ``nvcc``
   where it is found, the peer group ``cub``), run once in the same process, whose figures
@@ -193,7 +193,39 @@ def _parskel_opencl(family: str, device: Device) -> _Operation | None:
     }
     if family in calls:
         return _Operation(buffers, calls[family], back)
+    if family == "resident.matmul":
+        return _xgemm_on_buffers(device)
     return _skeleton(family, device)
+
+
+def _xgemm_on_buffers(device: Device) -> _Operation:
+    """``matmul/xgemm`` on device buffers (:func:`parskel.algorithms.xgemm.xgemm_buffers`), with
+    the parameters the device's tuning gives a public call of that size: the operands are
+    copied, padded to whole tiles, once per size, and each call launches the kernel alone, as a
+    call of ``parskel.matmul`` does once its operands are on the device."""
+    from ..algorithms import registry, xgemm
+    from ..algorithms.matmuls import dispatch_context
+
+    def place(inputs: Inputs) -> tuple[Any, ...]:
+        a, b = inputs
+        params = registry.dispatch("matmul", device, "xgemm", {}, lambda v, p: p, dispatch_context(a, b))
+        sides = xgemm.padded_sides((a.shape[0], a.shape[1], b.shape[1]), params)
+        mp, kp, np_ = sides
+        on_device = (device.upload_padded(a, (mp, kp)), device.upload_padded(b, (kp, np_)))
+        out = device.alloc(mp * np_ * a.dtype.itemsize)
+        return (*on_device, out, sides, params, np.empty((a.shape[0], b.shape[1]), a.dtype))
+
+    def run(data: tuple[Any, ...]) -> Any:
+        a, b, c, sides, params, host = data
+        xgemm.xgemm_buffers(device, a, b, c, sides, host.dtype, **params)
+        return c
+
+    def back(data: tuple[Any, ...], c: Any) -> np.ndarray:
+        sides, host = data[3], data[5]
+        device.download_trimmed(c, (sides[0], sides[2]), host)
+        return host
+
+    return _Operation(place, run, back)
 
 
 def _skeleton(family: str, device: Device) -> _Operation | None:
@@ -228,7 +260,7 @@ def parskel_subject(family: str, device: Device, notes: list[str]) -> Subject | 
     device has none."""
     op = _parskel_cuda(family, device) if device.backend == "cuda" else _parskel_opencl(family, device)
     if op is None:
-        note_once(notes, f"{family}: {device.id} takes host matrices; `parskel bench matmul` times them")
+        note_once(notes, f"{family}: parskel has no call of it on {device.id}'s memory")
         return None
     clock = _cuda_clock if device.backend == "cuda" else _opencl_clock(device)
     return _timed_subject(family, "parskel", "variant", device.id, op, clock, device)
