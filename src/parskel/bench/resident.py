@@ -10,8 +10,10 @@ beside it. The result is copied back after the timing and checked against NumPy.
   the device (into an ``out=`` container), ``parskel.matmul``.
 - On an OpenCL device, where the public sorts, scans and products take host arrays, the
   functions they run on device buffers (:func:`parskel.algorithms.sorts.sort_words`,
-  :func:`parskel.algorithms.scans.scan_buffer`, :func:`parskel.algorithms.xgemm.xgemm_buffers`)
-  with the parameters a public call gets, and the same skeletons.
+  :func:`parskel.algorithms.scans.scan_buffer`, and on GPUs
+  :func:`parskel.algorithms.xgemm.xgemm_buffers`) with the parameters a public call gets, and
+  the same skeletons. A CPU's matmul (``packed_cpu``) takes host matrices: ``parskel bench
+  matmul`` times it.
 - Peers on the same GPU and the same device arrays: CuPy (its sort and sum are CUB's, its
   matmul cuBLAS's) and PyTorch; and CUB's own C++ (``cub_reference.cu``, built with ``nvcc``
   where it is found, the peer group ``cub``), run once in the same process, whose figures
@@ -193,22 +195,26 @@ def _parskel_opencl(family: str, device: Device) -> _Operation | None:
     }
     if family in calls:
         return _Operation(buffers, calls[family], back)
-    if family == "resident.matmul":
-        return _xgemm_on_buffers(device)
+    if family == "resident.matmul":  # GPUs multiply with xgemm; a CPU's own matmul takes host matrices
+        return _xgemm_on_buffers(device) if device.type == "gpu" else None
     return _skeleton(family, device)
 
 
 def _xgemm_on_buffers(device: Device) -> _Operation:
-    """``matmul/xgemm`` on device buffers (:func:`parskel.algorithms.xgemm.xgemm_buffers`), with
-    the parameters the device's tuning gives a public call of that size: the operands are
-    copied, padded to whole tiles, once per size, and each call launches the kernel alone, as a
-    call of ``parskel.matmul`` does once its operands are on the device."""
+    """``matmul/xgemm`` on device buffers (:func:`parskel.algorithms.xgemm.xgemm_buffers`), in
+    the configuration a public call of the size takes on ``device`` (``xgemm`` or
+    ``xgemm_small``, with their tuned parameters; ``xgemm``'s where the call would take another
+    variant): the operands are copied, padded to whole tiles, once per size, and each call
+    launches the kernel alone, as ``parskel.matmul`` does once its operands are on the device."""
     from ..algorithms import registry, xgemm
     from ..algorithms.matmuls import dispatch_context
 
     def place(inputs: Inputs) -> tuple[Any, ...]:
         a, b = inputs
-        params = registry.dispatch("matmul", device, "xgemm", {}, lambda v, p: p, dispatch_context(a, b))
+        context = dispatch_context(a, b)
+        chosen, params = registry.dispatch("matmul", device, None, {}, lambda v, p: (v, p), context)
+        if chosen.run is not xgemm.run_xgemm:
+            params = registry.dispatch("matmul", device, "xgemm", {}, lambda v, p: p, context)
         sides = xgemm.padded_sides((a.shape[0], a.shape[1], b.shape[1]), params)
         mp, kp, np_ = sides
         on_device = (device.upload_padded(a, (mp, kp)), device.upload_padded(b, (kp, np_)))
@@ -260,7 +266,7 @@ def parskel_subject(family: str, device: Device, notes: list[str]) -> Subject | 
     device has none."""
     op = _parskel_cuda(family, device) if device.backend == "cuda" else _parskel_opencl(family, device)
     if op is None:
-        note_once(notes, f"{family}: parskel has no call of it on {device.id}'s memory")
+        note_once(notes, f"{family}: {device.id} multiplies host matrices; `parskel bench matmul` times them")
         return None
     clock = _cuda_clock if device.backend == "cuda" else _opencl_clock(device)
     return _timed_subject(family, "parskel", "variant", device.id, op, clock, device)
