@@ -113,6 +113,18 @@ def xgemm_buffers(
     ``m x n``, all of ``dtype`` (float32 or float64), with the kernel's parameters as
     :func:`run_xgemm` takes them (``MIN_GROUPS`` and ``ORDER`` may be left out): what that
     function launches once its operands are on the device. Does not wait.
+
+    >>> dev, p = ps.device(), {"MWG": 16, "NWG": 16, "KWG": 4, "MDIMC": 4, "NDIMC": 4, "VW": 1}
+    >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> m, k, n = sides = padded_sides((2, 3, 2), p)
+    >>> left, right = dev.upload_padded(a, (m, k)), dev.upload_padded(a.T.copy(), (k, n))
+    >>> c = dev.alloc(m * n * 4)
+    >>> xgemm_buffers(dev, left, right, c, sides, np.float32, **p)
+    >>> out = np.empty((2, 2), np.float32)
+    >>> _ = dev.download_trimmed(c, (m, n), out)
+    >>> out
+    array([[ 5., 14.],
+           [14., 50.]], dtype=float32)
     """
     m, k, n = sides
     if (m % params["MWG"], k % params["KWG"], n % params["NWG"]) != (0, 0, 0):
