@@ -76,7 +76,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     process) on one core. Most of a first run builds kernels, one build a core at a time: on 2
     cores the suite took 7.0 minutes in two workers against 12.4 in one process, both with
     empty kernel caches. Each worker builds the programs its tests need, and all share one
-    GPU, so more workers than that gain little."""
+    GPU: the cap keeps a machine of many cores from building the same programs in as many
+    processes."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return min(cores, MOST_WORKERS) if cores > 1 else 0
 
