@@ -157,14 +157,13 @@ def test_xgemm_on_padded_device_buffers(device, rng):
     OpenCL): operands padded with zeros to whole tiles give NumPy's product in the top-left
     block; sides that are not whole tiles, or a buffer too small, are refused before a launch."""
     from parskel.algorithms import xgemm
+    from parskel.algorithms.matmuls import padded_product
 
     params = XGEMM_CONFIGS[0]
     a = rng.standard_normal((37, 45)).astype(np.float32)
     b = rng.standard_normal((45, 29)).astype(np.float32)
-    m, k, n = sides = xgemm.padded_sides((37, 45, 29), params)
-    assert (m % params["MWG"], k % params["KWG"], n % params["NWG"]) == (0, 0, 0)
-    ba, bb = device.upload_padded(a, (m, k)), device.upload_padded(b, (k, n))
-    bc = device.alloc(m * n * 4)
+    sides, ba, bb, bc = padded_product(device, a, b, (params["MWG"], params["KWG"], params["NWG"]))
+    m, k, n = sides
     xgemm.xgemm_buffers(device, ba, bb, bc, sides, np.float32, **params)
     c = np.empty((37, 29), np.float32)
     device.download_trimmed(bc, (m, n), c)

@@ -63,7 +63,7 @@ def trivial_product(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _padded_product(
+def padded_product(
     device: Device,
     a: np.ndarray,
     b: np.ndarray,
@@ -71,7 +71,8 @@ def _padded_product(
 ) -> tuple[tuple[int, int, int], Buffer, Buffer, Buffer]:
     """Upload ``a`` and ``b`` zero-padded to sides that are ``multiples`` of (m, k, n).
 
-    Returns the padded sides and the buffers of A, B and the (padded) result.
+    Returns the padded sides and the buffers of A, B and the (padded) result, which
+    :meth:`~parskel.runtime.Device.download_trimmed` reads back.
     """
     (m, k), n = a.shape, b.shape[1]
     mp, kp, np_ = (round_to_multiple(x, step) for x, step in zip((m, k, n), multiples))
@@ -128,7 +129,7 @@ def run_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int = 16) -
         return done
     _check_local(device, "tiles", _tiles_elements(TILE), a.dtype)
     kernel = device.program("matmul/tiles.cl", {"T": ctype, "TILE": TILE}).kernel("matmul_tiles")
-    (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (TILE, TILE, TILE))
+    (mp, kp, np_), buf_a, buf_b, buf_c = padded_product(device, a, b, (TILE, TILE, TILE))
     device.launch(kernel, (np_, mp), (TILE, TILE), buf_a, buf_b, buf_c, np.uint32(kp), np.uint32(np_))
     return _trimmed(device, buf_c, (mp, np_), (a.shape[0], b.shape[1]), a)
 
@@ -142,7 +143,7 @@ def run_blocks(device: Device, a: np.ndarray, b: np.ndarray, *, WIDTH: int = 4, 
     kernel = device.program("matmul/blocks.cl", {"T": ctype, "WIDTH": WIDTH}).kernel("matmul_blocks")
     # As in the seed (Listing 8): the matrices are padded to whole blocks only, and the
     # range of blocks is rounded up to whole work-groups behind a bounds check.
-    (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (WIDTH, WIDTH, WIDTH))
+    (mp, kp, np_), buf_a, buf_b, buf_c = padded_product(device, a, b, (WIDTH, WIDTH, WIDTH))
     rows, cols = mp // WIDTH, np_ // WIDTH
     device.launch(
         kernel,
@@ -168,7 +169,7 @@ def run_blocks_tiles(device: Device, a: np.ndarray, b: np.ndarray, *, TILE: int 
     defines: dict[str, int | str] = {"T": ctype, "TILE": TILE, "WIDTH": WIDTH}
     kernel = device.program("matmul/blocks_tiles.cl", defines).kernel("matmul_blocks_tiles")
     side = TILE * WIDTH
-    (mp, kp, np_), buf_a, buf_b, buf_c = _padded_product(device, a, b, (side, side, side))
+    (mp, kp, np_), buf_a, buf_b, buf_c = padded_product(device, a, b, (side, side, side))
     device.launch(
         kernel,
         (np_ // WIDTH, mp // WIDTH),

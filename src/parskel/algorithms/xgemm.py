@@ -94,41 +94,30 @@ def run_xgemm(
     return _trimmed(device, buf_c, (mp, np_), (m, n), a)
 
 
-def padded_sides(shape: tuple[int, int, int], params: Mapping[str, int]) -> tuple[int, int, int]:
-    """The sides ``(m, k, n)`` of a product ``(m x k) @ (k x n)`` rounded up to whole tiles of
-    ``params`` (``MWG``, ``KWG``, ``NWG``): the shapes of the buffers :func:`xgemm_buffers` takes.
-
-    >>> padded_sides((1000, 3, 129), {"MWG": 128, "KWG": 8, "NWG": 64})
-    (1024, 8, 192)
-    """
-    m, k, n = shape
-    return round_to_multiple(m, params["MWG"]), round_to_multiple(k, params["KWG"]), round_to_multiple(n, params["NWG"])
-
-
 def xgemm_buffers(
     device: Device, a: Buffer, b: Buffer, c: Buffer, sides: tuple[int, int, int], dtype: Any, **params: int
 ) -> None:
     """Enqueue ``c = a @ b`` on device buffers of row-major matrices whose ``sides`` ``(m, k,
-    n)`` are whole tiles (:func:`padded_sides`): ``a`` of ``m x k``, ``b`` of ``k x n``, ``c`` of
-    ``m x n``, all of ``dtype`` (float32 or float64), with the kernel's parameters as
-    :func:`run_xgemm` takes them (``MIN_GROUPS`` and ``ORDER`` may be left out): what that
-    function launches once its operands are on the device. Does not wait.
+    n)`` are whole tiles (as :func:`~parskel.algorithms.matmuls.padded_product` pads them): ``a``
+    of ``m x k``, ``b`` of ``k x n``, ``c`` of ``m x n``, all of ``dtype`` (float32 or float64),
+    with the kernel's parameters as :func:`run_xgemm` takes them (``MIN_GROUPS`` and ``ORDER``
+    may be left out): what that function launches once its operands are on the device. Does
+    not wait.
 
+    >>> from parskel.algorithms.matmuls import padded_product
     >>> dev, p = ps.device(), {"MWG": 16, "NWG": 16, "KWG": 4, "MDIMC": 4, "NDIMC": 4, "VW": 1}
     >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
-    >>> m, k, n = sides = padded_sides((2, 3, 2), p)
-    >>> left, right = dev.upload_padded(a, (m, k)), dev.upload_padded(a.T.copy(), (k, n))
-    >>> c = dev.alloc(m * n * 4)
+    >>> sides, left, right, c = padded_product(dev, a, a.T.copy(), (16, 4, 16))
     >>> xgemm_buffers(dev, left, right, c, sides, np.float32, **p)
     >>> out = np.empty((2, 2), np.float32)
-    >>> _ = dev.download_trimmed(c, (m, n), out)
+    >>> _ = dev.download_trimmed(c, (sides[0], sides[2]), out)
     >>> out
     array([[ 5., 14.],
            [14., 50.]], dtype=float32)
     """
     m, k, n = sides
     if (m % params["MWG"], k % params["KWG"], n % params["NWG"]) != (0, 0, 0):
-        raise ShapeError(f"matmul/xgemm takes sides in whole tiles; round {sides} up with padded_sides")
+        raise ShapeError(f"matmul/xgemm takes sides in whole tiles, not {sides}: pad the operands (padded_product)")
     item = np.dtype(dtype).itemsize
     for name, buffer, rows, cols in (("a", a, m, k), ("b", b, k, n), ("c", c, m, n)):
         if buffer.nbytes < rows * cols * item:
@@ -139,7 +128,9 @@ def xgemm_buffers(
     _enqueue(device, a, b, c, sides, defines)
 
 
-def _enqueue(device: Device, a: Buffer, b: Buffer, c: Buffer, sides: tuple[int, int, int], defines: Any) -> None:
+def _enqueue(
+    device: Device, a: Buffer, b: Buffer, c: Buffer, sides: tuple[int, int, int], defines: Mapping[str, Any]
+) -> None:
     """The launch of :func:`xgemm_buffers` with the kernel's ``defines`` (its type ``T`` and
     every parameter, in the order :func:`run_xgemm` gives them), the operands checked."""
     m, k, n = sides

@@ -207,7 +207,7 @@ def _xgemm_on_buffers(device: Device) -> _Operation:
     variant): the operands are copied, padded to whole tiles, once per size, and each call
     launches the kernel alone, as ``parskel.matmul`` does once its operands are on the device."""
     from ..algorithms import registry, xgemm
-    from ..algorithms.matmuls import dispatch_context
+    from ..algorithms.matmuls import dispatch_context, padded_product
 
     def place(inputs: Inputs) -> tuple[Any, ...]:
         a, b = inputs
@@ -215,11 +215,8 @@ def _xgemm_on_buffers(device: Device) -> _Operation:
         chosen, params = registry.dispatch("matmul", device, None, {}, lambda v, p: (v, p), context)
         if chosen.run is not xgemm.run_xgemm:
             params = registry.dispatch("matmul", device, "xgemm", {}, lambda v, p: p, context)
-        sides = xgemm.padded_sides((a.shape[0], a.shape[1], b.shape[1]), params)
-        mp, kp, np_ = sides
-        on_device = (device.upload_padded(a, (mp, kp)), device.upload_padded(b, (kp, np_)))
-        out = device.alloc(mp * np_ * a.dtype.itemsize)
-        return (*on_device, out, sides, params, np.empty((a.shape[0], b.shape[1]), a.dtype))
+        sides, *buffers = padded_product(device, a, b, (params["MWG"], params["KWG"], params["NWG"]))
+        return (*buffers, sides, params, np.empty((a.shape[0], b.shape[1]), a.dtype))
 
     def run(data: tuple[Any, ...]) -> Any:
         a, b, c, sides, params, host = data
@@ -227,7 +224,7 @@ def _xgemm_on_buffers(device: Device) -> _Operation:
         return c
 
     def back(data: tuple[Any, ...], c: Any) -> np.ndarray:
-        sides, host = data[3], data[5]
+        *_, sides, _, host = data
         device.download_trimmed(c, (sides[0], sides[2]), host)
         return host
 
