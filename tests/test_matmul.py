@@ -155,7 +155,8 @@ def test_xgemm_builds_the_order_it_is_given_or_tuned(device, rng, monkeypatch):
 def test_xgemm_on_padded_device_buffers(device, rng):
     """The kernel on buffers already on the device (what ``parskel bench resident`` times on
     OpenCL): operands padded with zeros to whole tiles give NumPy's product in the top-left
-    block; sides that are not whole tiles, or a buffer too small, are refused before a launch."""
+    block; sides that are not whole tiles, a buffer too small or an integer type are refused
+    before a launch."""
     from parskel.algorithms import xgemm
     from parskel.algorithms.matmuls import padded_product
 
@@ -172,6 +173,8 @@ def test_xgemm_on_padded_device_buffers(device, rng):
         xgemm.xgemm_buffers(device, ba, bb, bc, (37, k, n), np.float32, **params)
     with pytest.raises(ShapeError, match="fewer than"):
         xgemm.xgemm_buffers(device, ba, bb, device.alloc(4), sides, np.float32, **params)
+    with pytest.raises(DTypeError, match="float32 or float64"):
+        xgemm.xgemm_buffers(device, ba, bb, bc, sides, np.int32, **params)
 
 
 def test_xgemm_refuses_tiles_that_do_not_divide(device):

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError, VariantError
+from ..errors import DTypeError, ShapeError, VariantError
 from ..runtime import Buffer, Device, c_type, round_to_multiple
 from ..runtime.traits import aligned
-from .matmuls import _prepare, _trimmed, trivial_product
+from .matmuls import FLOAT_TYPES, _prepare, _trimmed, trivial_product
 from .registry import Param, Requirement, Variant, register
 
 
@@ -116,6 +116,8 @@ def xgemm_buffers(
            [14., 50.]], dtype=float32)
     """
     m, k, n = sides
+    if np.dtype(dtype) not in FLOAT_TYPES:
+        raise DTypeError(f"matmul/xgemm multiplies float32 or float64 matrices, not {np.dtype(dtype)}")
     if (m % params["MWG"], k % params["KWG"], n % params["NWG"]) != (0, 0, 0):
         raise ShapeError(f"matmul/xgemm takes sides in whole tiles, not {sides}: pad the operands (padded_product)")
     item = np.dtype(dtype).itemsize
