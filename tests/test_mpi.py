@@ -32,6 +32,9 @@ WHY = (
 @pytest.mark.skipif(MPIEXEC is None or importlib.util.find_spec("mpi4py") is None, reason=WHY)
 def test_two_ranks() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")])}
+    # Open MPI's mpiexec refuses to start as root (containers, CI) unless told that it may;
+    # MPICH's ignores these
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     assert MPIEXEC is not None
     done = subprocess.run(
         [MPIEXEC, "-n", "2", sys.executable, str(HERE / "mpi_check.py")],
