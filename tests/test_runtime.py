@@ -239,6 +239,53 @@ def test_too_much_local_memory_is_refused(device):
         device.launch(kernel, 1, 1, device.alloc(4), Local(device.info.local_mem_bytes + 1))
 
 
+# Each group reverses its run of WORDS words through one local array, PS_TILE_LOCAL's: on CUDA,
+# built with PS_DYNAMIC_LOCAL, from dynamic shared memory.
+_TILE_REVERSE = """#include "common/parskel.h"
+__kernel void tile_reverse(__global const uint *x, __global uint *y)
+{
+    PS_TILE_LOCAL(uint, tile, WORDS);
+    size_t base = get_group_id(0) * WORDS;
+    for (uint i = get_local_id(0); i < WORDS; i += get_local_size(0))
+        tile[i] = x[base + i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = get_local_id(0); i < WORDS; i += get_local_size(0))
+        y[base + i] = tile[WORDS - 1 - i];
+}
+"""
+
+
+def test_a_tile_local_array_beyond_the_fixed_local_memory(device, rng):
+    """On CUDA a group's tile of 64 KiB, past the 48 KiB of fixed local arrays a block may
+    have, comes from dynamic shared memory once the kernel takes it; elsewhere the same source
+    declares an ordinary local array (of what the device holds)."""
+    dynamic = device.info.local_mem_optin_bytes > device.info.local_mem_bytes
+    words = (64 << 10) // 4 if dynamic else min(4096, device.info.local_mem_bytes // 8)
+    if device.backend == "cuda" and not dynamic:
+        pytest.skip(f"{device.id} gives a block no more than its {device.info.local_mem_bytes} bytes")
+    defines = {"WORDS": words, "PS_DYNAMIC_LOCAL": int(dynamic)}
+    kernel = device.build(Source.compose([("tile_reverse.cl", _TILE_REVERSE)]), defines).kernel("tile_reverse")
+    if dynamic:
+        kernel.take_dynamic_local(4 * words)
+    groups = 3
+    x = rng.integers(0, 2**32, groups * words, dtype=np.uint32)
+    src, dst = device.to_device(x), device.alloc(x.nbytes)
+    device.launch(kernel, groups * 256, 256, src, dst)
+    out = np.empty_like(x)
+    device.download(dst, out)
+    np.testing.assert_array_equal(out, x.reshape(groups, words)[:, ::-1].reshape(-1))
+
+
+def test_dynamic_local_memory_is_cuda_only(device):
+    kernel = device.program("basics/mappings.cl").kernel("contiguous")
+    if device.backend == "cuda":
+        with pytest.raises(LaunchError, match="dynamic local memory"):
+            kernel.take_dynamic_local(device.info.local_mem_optin_bytes + 1)
+        return
+    with pytest.raises(LaunchError, match="only CUDA"):
+        kernel.take_dynamic_local(1024)
+
+
 def test_python_scalars_are_refused_with_a_hint(device):
     kernel = device.program("basics/mappings.cl").kernel("contiguous")
     with pytest.raises(TypeError, match=r"np\.int32"):

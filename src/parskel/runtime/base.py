@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BackendUnavailableError, DeviceMemoryError
+from ..errors import BackendUnavailableError, DeviceMemoryError, LaunchError
 from . import hostpool
 from .geometry import Geometry, Size, check_launch
 from .memo import remembered
@@ -56,6 +56,9 @@ class DeviceInfo:
     memory_clock_mhz: int = 0
     memory_bus_bits: int = 0
     cache_bytes: int = 0  # the largest cache in front of global memory (a CPU's last level, a GPU's L2)
+    # the most local memory a work-group may have where its kernel asks for more than
+    # local_mem_bytes (CUDA's opt-in shared memory, see Kernel.take_dynamic_local); 0: no more
+    local_mem_optin_bytes: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,6 +125,12 @@ class Kernel(ABC):
 
     def __init__(self) -> None:
         self._geometries: dict[Hashable, Geometry] = {}
+
+    def take_dynamic_local(self, nbytes: int) -> None:
+        """Give each work-group of this kernel ``nbytes`` of dynamic local memory, beyond its
+        own arrays, for a source built with ``PS_DYNAMIC_LOCAL`` (``PS_TILE_LOCAL`` in
+        ``common/parskel.h``). Only CUDA has it, up to ``local_mem_optin_bytes`` in all."""
+        raise LaunchError(f"kernel {self.name}: only CUDA kernels take dynamic local memory")
 
     def in_chains(self) -> None:
         """Say that this kernel is launched several times per call, one launch after another

@@ -71,6 +71,8 @@ _MEMORY_ERRORS = ("MEMORY_ALLOCATION", "OUT_OF_MEMORY", "OutOfMemory")
 _ATTR_CLOCK_KHZ = 13
 _ATTR_MEMORY_CLOCK_KHZ = 36
 _ATTR_MEMORY_BUS_BITS = 37
+_ATTR_SHARED_OPTIN = 97  # cudaDevAttrMaxSharedMemoryPerBlockOptin
+_FUNC_MAX_DYNAMIC_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 
 _cupy: Any = None
 _import_error = ""
@@ -176,6 +178,18 @@ class CUDAKernel(Kernel):
         self.pointer = int(raw.kernel.ptr)  # the CUfunction
         self._max_wg = int(raw.max_threads_per_block)
         self.local_mem_bytes = int(raw.shared_size_bytes)
+        self.dynamic_local_bytes = 0  # given to every launch (see take_dynamic_local)
+
+    def take_dynamic_local(self, nbytes: int) -> None:
+        if nbytes > self.dynamic_local_bytes:  # the driver refuses launches over the function's limit
+            try:
+                _driver().funcSetAttribute(self.pointer, _FUNC_MAX_DYNAMIC_SHARED, int(nbytes))
+            except Exception as exc:
+                raise LaunchError(
+                    f"kernel {self.name}: {nbytes} bytes of dynamic local memory beside its own "
+                    f"{self.local_mem_bytes} are more than the device allows ({exc})"
+                ) from None
+        self.dynamic_local_bytes = int(nbytes)
 
     @property
     def max_work_group_size(self) -> int:
@@ -562,7 +576,7 @@ class CUDADevice(Device):
         if shape is None:
             return self._none("kernel", kernel.name)
         if self.alone and self._plain_now():
-            return self._launch_plain(kernel.pointer, kernel.name, shape, params)
+            return self._launch_plain(kernel.pointer, kernel.name, shape, params, kernel.dynamic_local_bytes)
         event = self._current(kernel.name, self._launch_here, kernel, shape, params)
         del keep  # the driver has copied the parameters
         return event
@@ -571,13 +585,13 @@ class CUDADevice(Device):
         """Whether a launch now may be the plain one: no stream active, nothing timed."""
         return self._active is None and not (self._timed or self._recorders)
 
-    def _launch_plain(self, pointer: int, name: str, shape: Grid, params: int) -> Event:
+    def _launch_plain(self, pointer: int, name: str, shape: Grid, params: int, shared: int) -> Event:
         """The usual launch (the host's only GPU, no stream, nothing timed), as _launch_here
         makes it on the legacy default stream, without its calls: a few are on the path of
-        every kernel a call enqueues."""
+        every kernel a call enqueues. ``shared``: the kernel's dynamic local memory."""
         (gx, gy, gz), (bx, by, bz) = shape
         try:
-            _driver().launchKernel(pointer, gx, gy, gz, bx, by, bz, 0, 0, params, 0)
+            _driver().launchKernel(pointer, gx, gy, gz, bx, by, bz, shared, 0, params, 0)
         except Exception as exc:
             if _is_cuda_error(exc):
                 raise self._translate(exc, name) from None
@@ -595,7 +609,7 @@ class CUDADevice(Device):
             if not self._plain_now():
                 return launch(kernel, global_size, local_size, *args)
             params, keep = _parameters(self, name, args)
-            event = self._launch_plain(pointer, name, shape, params)
+            event = self._launch_plain(pointer, name, shape, params, kernel.dynamic_local_bytes)
             del keep  # the driver has copied the parameters
             return event
 
@@ -604,7 +618,8 @@ class CUDADevice(Device):
     def _launch_here(self, kernel: CUDAKernel, shape: Grid, params: int) -> Event:
         (gx, gy, gz), (bx, by, bz) = shape
         start = self._begin()
-        _driver().launchKernel(kernel.pointer, gx, gy, gz, bx, by, bz, 0, self._stream_pointer(), params, 0)
+        shared = kernel.dynamic_local_bytes
+        _driver().launchKernel(kernel.pointer, gx, gy, gz, bx, by, bz, shared, self._stream_pointer(), params, 0)
         return self._end("kernel", kernel.name, start, mark=False)
 
     def finish(self) -> None:
@@ -692,6 +707,7 @@ def _describe(index: int, runtime: Any) -> DeviceInfo:
         global_mem_bytes=int(props["totalGlobalMem"]),
         max_alloc_bytes=int(props["totalGlobalMem"]),
         local_mem_bytes=int(props["sharedMemPerBlock"]),
+        local_mem_optin_bytes=_attribute(props, "sharedMemPerBlockOptin", _ATTR_SHARED_OPTIN, runtime, index),
         max_work_group_size=threads,
         max_work_item_sizes=tuple(int(s) for s in props["maxThreadsDim"]),
         preferred_vector_widths={t: 1 for t in ("char", "short", "int", "long", "float", "double", "half")},

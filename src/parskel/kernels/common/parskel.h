@@ -21,6 +21,19 @@
 #define PS_LOCAL_PARAM __local
 #endif
 
+/* PS_TILE_LOCAL(type, name, count): a kernel's one large local array, declared where its other
+ * local arrays are: __local type name[count]. CUDA gives a block at most 48 KB of such fixed
+ * arrays; there a source built with PS_DYNAMIC_LOCAL=1 takes the array from dynamic shared
+ * memory instead, which the host gives each launch of the kernel (Kernel.take_dynamic_local),
+ * up to the device's opt-in limit (227 KB on Hopper). */
+#if defined(PS_CUDA) && defined(PS_DYNAMIC_LOCAL) && PS_DYNAMIC_LOCAL
+#define PS_TILE_LOCAL(type, name, count) \
+    extern __shared__ __align__(16) unsigned char ps_dynamic_local[]; \
+    type *name = (type *)ps_dynamic_local
+#else
+#define PS_TILE_LOCAL(type, name, count) __local type name[count]
+#endif
+
 /* PS_PREFETCH_WRITE(p): a hint that *p is written soon. A CPU compiler turns it into a
  * prefetch for writing, which keeps scattered stores from waiting for their cache lines;
  * elsewhere it is nothing. It never faults, so p may point past the end of a buffer. */
