@@ -255,7 +255,8 @@ def test_onesweep_wide_status_words(device, rng, monkeypatch):
     [
         {"work_group": 512, "keys_per_item": 4},
         {"work_group": 256, "keys_per_item": 20},
-        {"work_group": 256, "keys_per_item": 36},  # the tallest: on CUDA, two groups an SM
+        {"work_group": 256, "keys_per_item": 36},  # the tallest in CUDA's 48 KB of fixed local arrays
+        {"work_group": 256, "keys_per_item": 48},  # on CUDA from dynamic shared memory; not on NVIDIA's OpenCL
     ],
 )
 def test_onesweep_tile_shapes(device, rng, params):
@@ -294,7 +295,10 @@ def test_onesweep_pairs_sort_in_a_tile_of_keys_exactly_as_tall(device, rng, monk
 
 
 def _gpu(backend: str, vendor: str) -> SimpleNamespace:
-    info = SimpleNamespace(vendor=vendor, local_mem_bytes=48 << 10, max_work_group_size=1024)
+    optin = 227 << 10 if backend == "cuda" else 0  # a Hopper block's shared memory, asked for
+    info = SimpleNamespace(
+        vendor=vendor, local_mem_bytes=48 << 10, local_mem_optin_bytes=optin, max_work_group_size=1024
+    )
     return SimpleNamespace(backend=backend, type="gpu", id=f"{backend}:7", info=info)
 
 
@@ -311,6 +315,11 @@ def test_onesweep_tiles_leave_room_for_ranks_only_where_the_pass_ranks_in_local_
     assert sweep.unmet(other_cl, tall) == ["local memory for a tile of keys"]
     monkeypatch.setattr(traits, "_NO_PTX", {nvidia_cl.id})
     assert sweep.unmet(nvidia_cl, tall) == ["local memory for a tile of keys"]
+    # 48 keys a work-item: past the fixed 48 KiB, in CUDA's dynamic shared memory only
+    taller = {"work_group": 256, "keys_per_item": 48}
+    assert onesweep._dynamic(_gpu("cuda", "NVIDIA"), 256, 48) and not onesweep._dynamic(_gpu("cuda", "NVIDIA"), 256, 28)
+    assert sweep.unmet(_gpu("cuda", "NVIDIA"), taller) == []
+    assert sweep.unmet(_gpu("opencl", "NVIDIA Corporation"), taller) == ["local memory for a tile of keys"]
 
 
 def test_onesweep_built_without_warp_operations_shortens_a_tile_that_leaves_no_room_for_ranks(device, rng, monkeypatch):

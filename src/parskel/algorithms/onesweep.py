@@ -30,8 +30,12 @@ from .sorts import add_buffer_sort
 
 RADIX = 256
 PASSES = 4
-#: The tile heights a pass is built for (keys per work-item).
-KEYS_PER_ITEM = (4, 8, 12, 15, 16, 20, 24, 28, 32, 36)
+#: The tile heights a pass is built for (keys per work-item). From 37 keys in groups of 256 a
+#: tile needs more local memory than CUDA's 48 KB of fixed arrays: there it takes dynamic
+#: shared memory (``PS_TILE_LOCAL``), up to the device's opt-in limit; OpenCL devices refuse it.
+#: On an H200, 48 keys sorted 2^28 keys in 4.60 ms against 5.19 for 36; 56 and 64 spilled
+#: registers and took 5.91-5.93 ms (2026-11-27).
+KEYS_PER_ITEM = (4, 8, 12, 15, 16, 20, 24, 28, 32, 36, 40, 44, 48)
 #: Status words pack a 2-bit flag with a 30-bit count; from this many keys on they are 64-bit.
 WIDE_FROM = 1 << 30
 #: work-items of a pass over keys that share an SM on NVIDIA's OpenCL, by a bound on their
@@ -65,11 +69,26 @@ def _local_bytes(work_group: int, keys_per_item: int, ranks: bool) -> int:
 
 
 def _fits(device: Device, work_group: int, keys_per_item: int, ranks: bool | None = None) -> bool:
-    """Whether a pass's local arrays fit in ``device``'s local memory: with ``ranks`` where the
-    pass ranks without warp operations, which is decided by the device when left out (CUDA and
-    NVIDIA's OpenCL rank by warp operations, other OpenCL devices in local memory)."""
+    """Whether a pass's local arrays fit in ``device``'s local memory (with its tile of keys in
+    dynamic local memory where the device has more of that, see :func:`_dynamic`): with
+    ``ranks`` where the pass ranks without warp operations, which is decided by the device when
+    left out (CUDA and NVIDIA's OpenCL rank by warp operations, other OpenCL devices in local
+    memory)."""
     ranks = not has_warp_ops(device) if ranks is None else ranks
-    return _local_bytes(work_group, keys_per_item, ranks) <= device.info.local_mem_bytes
+    most = max(device.info.local_mem_bytes, device.info.local_mem_optin_bytes)
+    return _local_bytes(work_group, keys_per_item, ranks) <= most
+
+
+def _dynamic(device: Device, work_group: int, keys_per_item: int) -> bool:
+    """Whether a pass's tile of keys comes from dynamic local memory: where its local arrays
+    exceed the fixed ones a work-group may have, on a device that gives more when asked (CUDA;
+    :func:`_fits` refuses such tiles elsewhere, and a pass that ranks in local memory is built
+    as tall as fits instead)."""
+    info = device.info
+    fixed = info.local_mem_bytes
+    return (
+        info.local_mem_optin_bytes > fixed and _local_bytes(work_group, keys_per_item, not has_warp_ops(device)) > fixed
+    )
 
 
 def sort_buffers(
@@ -217,8 +236,13 @@ def _plan(
             items[0] = max(fitting, default=keys_per_item)
         return device.program("sort/onesweep.cl", {**defines, "ITEMS": items[0], **warp})
 
+    dynamic = _dynamic(device, work_group, keys_per_item)
+    if dynamic:
+        defines["PS_DYNAMIC_LOCAL"] = 1
     program = with_warp_ops(device, build)
     kernels = program.kernel("onesweep_histogram"), program.kernel("onesweep_starts"), program.kernel("onesweep_pass")
+    if dynamic:  # the pass's tile of keys, given to each of its launches
+        kernels[2].take_dynamic_local(4 * work_group * items[0])
     return (*kernels, work_group * items[0])
 
 

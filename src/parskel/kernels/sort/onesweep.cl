@@ -209,7 +209,7 @@ void onesweep_pass(__global const uint *keys, __global uint *keys_out,
                    __global uint *counters, __global status_t *status_all, uint n, uint pass)
 {
     __local uint warp_counts[WARPS * RADIX];
-    __local uint keys_s[TILE];
+    PS_TILE_LOCAL(uint, keys_s, TILE);
 #if !PS_WARP_OPS
     __local ushort rank_s[TILE];
     __local uint start_s[RADIX];
