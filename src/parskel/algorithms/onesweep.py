@@ -33,8 +33,8 @@ PASSES = 4
 #: The tile heights a pass is built for (keys per work-item). From 37 keys in groups of 256 a
 #: tile needs more local memory than CUDA's 48 KB of fixed arrays: there it takes dynamic
 #: shared memory (``PS_TILE_LOCAL``), up to the device's opt-in limit; OpenCL devices refuse it.
-#: On an H200, 48 keys sorted 2^28 keys in 4.60 ms against 5.19 for 36; 56 and 64 spilled
-#: registers and took 5.91-5.93 ms (2026-11-27).
+#: On an H200, 48 keys sorted 2^28 keys in 4.60 ms against 5.19 for 36; 56 and 64, which took
+#: 5.91-5.93 ms, are left out (docs/benchmarks.md, 2026-11-27).
 KEYS_PER_ITEM = (4, 8, 12, 15, 16, 20, 24, 28, 32, 36, 40, 44, 48)
 #: Status words pack a 2-bit flag with a 30-bit count; from this many keys on they are 64-bit.
 WIDE_FROM = 1 << 30
