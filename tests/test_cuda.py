@@ -118,9 +118,13 @@ for _t, _items, _vec in (("uint", 16, 4), ("ulong", 8, 2), ("float", 3, 1), ("do
 for _v, _wide, _fallback in ((0, 0, 0), (1, 0, 1), (1, 1, 0)):
     _defines = {"WG": 256, "ITEMS": 15, "KEY_KIND": 2, "WITH_VALUES": _v, "WIDE": _wide, "FALLBACK": _fallback}
     KERNELS.append(("sort/onesweep.cl", {**_defines, "ORDERED": int(not _fallback)}))
-# the tile the tuning database gives NVIDIA GPUs, keys and pairs, as the sort builds it there
+# the tiles the tuning database gives NVIDIA GPUs, keys and pairs, as the sort builds them there:
+# 48 keys a work-item, the tile in dynamic shared memory
 KERNELS += [
-    ("sort/onesweep.cl", {"WG": 256, "ITEMS": 28, "KEY_KIND": 0, "WITH_VALUES": _v, "FALLBACK": 0, "ORDERED": 1})
+    (
+        "sort/onesweep.cl",
+        {"WG": 256, "ITEMS": 48, "KEY_KIND": 0, "WITH_VALUES": _v, "FALLBACK": 0, "ORDERED": 1, "PS_DYNAMIC_LOCAL": 1},
+    )
     for _v in (0, 1)
 ]
 for _t, _vw in (("float", 1), ("float", 4), ("float", 8), ("double", 2)):
@@ -199,6 +203,19 @@ KERNELS += _study_kernels()
 def test_kernel_builds_with_nvrtc(path: str, defines: dict) -> None:
     """Each .cl file compiles through common/cuda.h without a warning (no GPU needed)."""
     assert ".entry" in nvrtc_ptx(path, defines)
+
+
+@pytest.mark.skipif(NVRTC is None, reason=NVRTC_WHY)
+def test_onesweep_takes_its_tile_from_dynamic_shared_memory_where_built_so() -> None:
+    """PS_TILE_LOCAL: with PS_DYNAMIC_LOCAL the pass's tile of keys is the dynamic shared memory
+    (sized at launch); without it, a fixed array of the tile's size."""
+    defines = {"WG": 256, "KEY_KIND": 0, "WITH_VALUES": 1, "FALLBACK": 0, "ORDERED": 1}
+    dynamic = nvrtc_ptx("sort/onesweep.cl", {**defines, "ITEMS": 48, "PS_DYNAMIC_LOCAL": 1})
+    fixed = nvrtc_ptx("sort/onesweep.cl", {**defines, "ITEMS": 36})
+    assert ".extern .shared .align 16 .b8 ps_dynamic_local[];" in dynamic
+    assert "keys_s[" not in dynamic
+    assert "ps_dynamic_local" not in fixed
+    assert f"keys_s[{4 * 256 * 36}];" in fixed
 
 
 def nvrtc_ptx(path: str, defines: dict) -> str:
