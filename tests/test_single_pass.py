@@ -320,6 +320,9 @@ def test_onesweep_tiles_leave_room_for_ranks_only_where_the_pass_ranks_in_local_
     assert onesweep._dynamic(_gpu("cuda", "NVIDIA"), 256, 48) and not onesweep._dynamic(_gpu("cuda", "NVIDIA"), 256, 28)
     assert sweep.unmet(_gpu("cuda", "NVIDIA"), taller) == []
     assert sweep.unmet(_gpu("opencl", "NVIDIA Corporation"), taller) == ["local memory for a tile of keys"]
+    pascal = _gpu("cuda", "NVIDIA")  # a GPU that gives a block no more than its fixed 48 KiB
+    pascal.info.local_mem_optin_bytes = 48 << 10
+    assert sweep.unmet(pascal, taller) == ["local memory for a tile of keys"] and not onesweep._dynamic(pascal, 256, 48)
 
 
 def test_onesweep_built_without_warp_operations_shortens_a_tile_that_leaves_no_room_for_ranks(device, rng, monkeypatch):
