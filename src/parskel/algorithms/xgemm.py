@@ -77,18 +77,8 @@ def run_xgemm(
             out, buf_c = None, device.alloc(mp * np_ * item)
     else:
         buf_c = device.alloc(mp * np_ * item)
-    defines: dict[str, int | str] = {
-        "T": ctype,
-        "MWG": MWG,
-        "NWG": NWG,
-        "KWG": KWG,
-        "MDIMC": MDIMC,
-        "NDIMC": NDIMC,
-        "VW": VW,
-        "MIN_GROUPS": MIN_GROUPS,
-        "ORDER": ORDER,
-    }
-    _enqueue(device, buf_a, buf_b, buf_c, (mp, kp, np_), defines)
+    params = {"MWG": MWG, "NWG": NWG, "KWG": KWG, "MDIMC": MDIMC, "NDIMC": NDIMC, "VW": VW}
+    _enqueue(device, buf_a, buf_b, buf_c, (mp, kp, np_), ctype, params | {"MIN_GROUPS": MIN_GROUPS, "ORDER": ORDER})
     if out is not None:
         return out
     return _trimmed(device, buf_c, (mp, np_), (m, n), a)
@@ -124,21 +114,22 @@ def xgemm_buffers(
     for name, buffer, rows, cols in (("a", a, m, k), ("b", b, k, n), ("c", c, m, n)):
         if buffer.nbytes < rows * cols * item:
             raise ShapeError(f"matmul/xgemm: {name} holds {buffer.nbytes} bytes, fewer than {rows} x {cols} elements")
-    defines: dict[str, int | str] = {"T": c_type(np.dtype(dtype), device)}
-    defines.update({name: params[name] for name in ("MWG", "NWG", "KWG", "MDIMC", "NDIMC", "VW")})
-    defines.update(MIN_GROUPS=params.get("MIN_GROUPS", 1), ORDER=params.get("ORDER", 0))
-    _enqueue(device, a, b, c, sides, defines)
+    _enqueue(device, a, b, c, sides, c_type(np.dtype(dtype), device), params)
 
 
 def _enqueue(
-    device: Device, a: Buffer, b: Buffer, c: Buffer, sides: tuple[int, int, int], defines: Mapping[str, Any]
+    device: Device, a: Buffer, b: Buffer, c: Buffer, sides: tuple[int, int, int], ctype: str, params: Mapping[str, int]
 ) -> None:
-    """The launch of :func:`xgemm_buffers` with the kernel's ``defines`` (its type ``T`` and
-    every parameter, in the order :func:`run_xgemm` gives them), the operands checked."""
+    """The launch of :func:`run_xgemm` and :func:`xgemm_buffers` on checked operands: the
+    kernel for C type ``ctype`` and the tile ``params`` (``MIN_GROUPS`` 1 and ``ORDER`` 0 where
+    left out)."""
     m, k, n = sides
+    defines: dict[str, int | str] = {"T": ctype}
+    defines.update({name: params[name] for name in ("MWG", "NWG", "KWG", "MDIMC", "NDIMC", "VW")})
+    defines.update(MIN_GROUPS=params.get("MIN_GROUPS", 1), ORDER=params.get("ORDER", 0))
     kernel = device.program("matmul/xgemm.cl", defines).kernel("xgemm")
-    mdimc, ndimc = defines["MDIMC"], defines["NDIMC"]
-    grid = (n // defines["NWG"] * ndimc, m // defines["MWG"] * mdimc)
+    mdimc, ndimc = params["MDIMC"], params["NDIMC"]
+    grid = (n // params["NWG"] * ndimc, m // params["MWG"] * mdimc)
     device.launch(kernel, grid, (ndimc, mdimc), a, b, c, np.uint32(m), np.uint32(n), np.uint32(k))
 
 
