@@ -9,7 +9,9 @@ The first form times ``Reduce``, ``Map`` (x*x) and ``parskel.scan`` of 2^k-eleme
 on ``cuda:0`` (medians of 5) under each configuration, alternating them in one process so that
 the host's load falls on all alike. A configuration ``ZxS/P`` is ``S`` slots each way of
 ``Z`` MiB (``parskel.pipeline.staging``) with copy parts of at least ``P`` MiB
-(``parskel.pipeline.copies``); ``--chunks`` sets how many chunks a staged call aims for
+(``parskel.pipeline.copies``); a trailing ``t`` (``8x2/1t``) makes every copy on the threads
+(plain stores, which leave the slots in the host's cache) instead of the host's CPU device
+(non-temporal stores) where it has one; ``--chunks`` sets how many chunks a staged call aims for
 (``parskel.pipeline.budget.TARGET_CHUNKS``). Rates are the input's bytes over the time.
 
 ``--streams`` times a ``--mib`` MiB upload alone, without parskel, two ways: the slot ring
@@ -58,6 +60,7 @@ def sweep(sizes: list[int], configs: list[str], chunks: list[int], rounds: int) 
     rng = np.random.default_rng(3)
     total = ps.Reduce("float add(float a, float b) { return a + b; }", identity=0)
     square = ps.Map("float square(float x) { return x * x; }")
+    streamed = copies.STREAM_BYTES
     for log in sizes:
         n = 1 << log
         x = rng.random(n, dtype=np.float32)
@@ -72,7 +75,8 @@ def sweep(sizes: list[int], configs: list[str], chunks: list[int], rounds: int) 
             for _ in range(rounds):
                 for config in configs:
                     size, rest = config.split("x")
-                    count, part = rest.split("/")
+                    count, part = rest.rstrip("t").split("/")
+                    copies.STREAM_BYTES = 1 << 62 if config.endswith("t") else streamed
                     for target in chunks:
                         staging._staging.clear()
                         staging.SLOT_BYTES, staging.SLOTS = int(size) * MiB, int(count)
@@ -169,7 +173,7 @@ def streams(mib: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="26,28", help="log2 of the element counts")
-    parser.add_argument("--configs", default="64x2/2,64x4/2,32x2/4", help="SLOT_MiBxSLOTS/PART_MiB, comma list")
+    parser.add_argument("--configs", default="64x2/2,64x4/2,32x2/4", help="SLOT_MiBxSLOTS/PART_MiB[t], comma list")
     parser.add_argument("--chunks", default="8", help="TARGET_CHUNKS values, comma list")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--streams", action="store_true", help="time the upload designs alone instead")
@@ -179,8 +183,8 @@ def main() -> None:
         streams(args.mib)
         return
     configs = args.configs.split(",")
-    if not all(re.fullmatch(r"\d+x\d+/\d+", c) for c in configs):
-        parser.error(f"--configs takes SLOT_MiBxSLOTS/PART_MiB items such as 64x2/2, got {args.configs!r}")
+    if not all(re.fullmatch(r"\d+x\d+/\d+t?", c) for c in configs):
+        parser.error(f"--configs takes SLOT_MiBxSLOTS/PART_MiB[t] items such as 64x2/2, got {args.configs!r}")
     try:
         sizes = [int(s) for s in args.sizes.split(",")]
         chunks = [int(c) for c in args.chunks.split(",")]
