@@ -5,6 +5,7 @@ and host memory stays bounded. Every test runs twice on each device: as the devi
 
 from __future__ import annotations
 
+import importlib
 import tracemalloc
 
 import numpy as np
@@ -566,3 +567,50 @@ def test_a_staged_chunk_fills_at_least_one_pinned_slot(monkeypatch):
     assert chunk_length(64 * slot, need, roomy, overlap=True) == 64 * slot // TARGET_CHUNKS
     assert chunk_length(slot // 2, need, roomy, overlap=True) == slot // 2
     assert chunk_length(n, need, roomy, overlap=False) == n
+
+
+def test_work_on_page_locked_arrays_is_cut_finer(monkeypatch):
+    """Work whose host arrays are all page-locked fills no slot, so it is cut into about
+    PINNED_CHUNKS chunks (none under PINNED_CHUNK_BYTES of its largest buffer) rather than into
+    chunks of a slot or more; unstaged work is cut as before."""
+    from parskel.pipeline.budget import PINNED_CHUNK_BYTES, PINNED_CHUNKS, TARGET_CHUNKS, Budget
+
+    monkeypatch.setattr(staging, "SLOT_BYTES", 32 << 20)
+    need = Need(per_element=8, largest_per_element=4)
+    roomy = Budget(64 << 30, 16 << 30, False)
+    n = 1 << 26
+    assert chunk_length(n, need, roomy, overlap=True) == n // TARGET_CHUNKS
+    assert chunk_length(n, need, roomy, overlap=True, pinned=True) == n // PINNED_CHUNKS
+    floor = PINNED_CHUNK_BYTES // 4
+    assert chunk_length(4 * floor, need, roomy, overlap=True, pinned=True) == floor
+    assert chunk_length(floor // 2, need, roomy, overlap=True, pinned=True) == floor // 2
+    assert chunk_length(n, need, roomy, overlap=False, pinned=True) == n
+
+
+def test_map_of_page_locked_arrays_in_finer_chunks(device, monkeypatch, rng):
+    """A staged `Map` whose input and `out=` are the device's page-locked memory runs in about
+    PINNED_CHUNKS chunks, each copied by the device where it lies, with the result of the same
+    call on an ordinary array, which takes chunks of a slot; a `Reduce` of the page-locked input
+    (nothing to download, so nothing to gain) keeps the chunks of a slot too."""
+    budget_module = importlib.import_module("parskel.pipeline.budget")  # (parskel.pipeline.budget is a function)
+
+    if device.shares_host_memory:
+        monkeypatch.setattr(type(device), "shares_host_memory", property(lambda self: False))
+    monkeypatch.setattr(staging, "SLOT_BYTES", 1 << 20)
+    monkeypatch.setattr(budget_module, "PINNED_CHUNK_BYTES", 16 << 10)
+    n = 400_003  # 1.6 MB: over STAGING_MIN, so that the calls are staged
+    x = device.empty_pinned(n, np.float32)
+    x[:] = rng.integers(-50, 50, n)
+    out = device.empty_pinned(n, np.float32)
+    plain = np.array(x)
+    with ps.using(device), watch() as runs:
+        ps.Map(SQUARE)(x, out=out)
+        ordinary = ps.Map(SQUARE)(plain)
+        total = ps.Reduce(FADD, identity=0)(x)
+    assert np.array_equal(out, plain * plain) and np.array_equal(ordinary, plain * plain)
+    assert float(total) == float(plain.astype(np.float64).sum())  # integers: exact in any order
+    finer, slots, reduced = runs
+    assert (finer.operation, slots.operation, reduced.operation) == ("Map", "Map", "Reduce")
+    assert finer.chunks == budget_module.PINNED_CHUNKS
+    assert finer.host_copies == 0.0  # nothing went through the slots
+    assert slots.chunks == reduced.chunks == -(-n * 4 // staging.SLOT_BYTES)

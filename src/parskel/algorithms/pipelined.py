@@ -83,7 +83,8 @@ def scan(
         )
     out = dev.host_result(x.shape, x.dtype) if way.staged else hostpool.empty(x.shape, x.dtype)
     pipe = Pipeline(dev, "scan", staged=way.staged)
-    m = chunk_length(n, Need(1.02 * item, item, SCAN_FIXED), way.within, overlap=way.staged, least=2)
+    pinned = dev.is_pinned(x) and dev.is_pinned(out)  # the device copies both where they lie
+    m = chunk_length(n, Need(1.02 * item, item, SCAN_FIXED), way.within, overlap=way.staged, least=2, pinned=pinned)
     carry = dev.alloc(item)
     zero = x.dtype.type(0)
 

@@ -52,6 +52,17 @@ TARGET_CHUNKS = 8
 #: downloaded.
 IN_FLIGHT = 3
 
+#: Work whose host arrays are all page-locked already fills no slot: the device copies them where
+#: they are, and a chunk costs the host only its enqueueing. Work with results to download (a
+#: `Map`, a scan) is then cut into about this many chunks, of at least
+#: :data:`PINNED_CHUNK_BYTES` each (of its largest buffer), so that the first upload and the
+#: last download, which nothing overlaps, are short. On an H100 (2026-11-28), a `Map` of 2^26
+#: floats from and into page-locked memory took 5.87-5.95 ms in 16 chunks against 6.64-6.88 in
+#: 4, with 4.91-5.09 ms for its input alone to cross the link, and a scan of 2^26 int32 6.16-6.19
+#: against 7.07-7.15 ms; a `Reduce`, which downloads nothing, gained nothing and keeps its chunks.
+PINNED_CHUNKS = 16
+PINNED_CHUNK_BYTES = 4 << 20
+
 _UNITS = {
     "": 1,
     "b": 1,
@@ -165,22 +176,32 @@ class Need:
         return copies * self.total(n) <= within.total and math.ceil(self.largest_per_element * n) <= within.largest
 
 
-def chunk_length(n: int, need: Need, within: Budget, *, overlap: bool, least: int = 1) -> int:
+def chunk_length(n: int, need: Need, within: Budget, *, overlap: bool, least: int = 1, pinned: bool = False) -> int:
     """How many elements a chunk takes: as many as :data:`IN_FLIGHT` chunks (one, without
     overlap) fit in the budget, no more than ``n``, and for an overlapped (staged) run no more
-    than an eighth of ``n`` unless that is under a pinned slot; at least ``least``.
+    than an eighth of ``n`` unless that is under a pinned slot; at least ``least``. With
+    ``pinned`` (every host array of the work is page-locked already, so none goes through the
+    slots) an overlapped run takes about a :data:`PINNED_CHUNKS`-th of ``n`` instead, but
+    :data:`PINNED_CHUNK_BYTES` at least.
 
     >>> need = Need(per_element=8, largest_per_element=4)
     >>> chunk_length(10**6, need, Budget(1 << 20, 1 << 20, True), overlap=True)
     43690
+    >>> roomy = Budget(1 << 34, 1 << 34, False)
+    >>> n = 1 << 26
+    >>> chunk_length(n, need, roomy, overlap=True) >= n // 8, chunk_length(n, need, roomy, overlap=True, pinned=True)
+    (True, 4194304)
     """
     copies = IN_FLIGHT if overlap else 1
     room = max(within.total // copies - need.fixed, 0)
     by_total = int(room // max(need.per_element, 1e-9))
     length = min(n, by_total, int(within.largest // max(need.largest_per_element, 1e-9)))
     if overlap:
-        slot = int(staging.SLOT_BYTES // max(need.largest_per_element, 1))
-        length = min(length, max(-(-n // TARGET_CHUNKS), slot))
+        if pinned:
+            step, least_bytes = PINNED_CHUNKS, PINNED_CHUNK_BYTES
+        else:
+            step, least_bytes = TARGET_CHUNKS, staging.SLOT_BYTES
+        length = min(length, max(-(-n // step), int(least_bytes // max(need.largest_per_element, 1))))
     return max(length, least, 1)
 
 
