@@ -5,6 +5,7 @@ and host memory stays bounded. Every test runs twice on each device: as the devi
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import tracemalloc
 
@@ -614,3 +615,30 @@ def test_map_of_page_locked_arrays_in_finer_chunks(device, monkeypatch, rng):
     assert finer.chunks == budget_module.PINNED_CHUNKS
     assert finer.host_copies == 0.0  # nothing went through the slots
     assert slots.chunks == reduced.chunks == -(-n * 4 // staging.SLOT_BYTES)
+
+
+def test_the_e2e_group_also_times_map_and_reduce_from_page_locked_memory(device, monkeypatch, tmp_path):
+    """On a device that copies host arrays over a link (here a CPU device made to copy like a
+    GPU), `Map` and `Reduce` are also timed on a page-locked copy of their input, checked like
+    the others, and their conclusion says so; the copy is made once per input."""
+    from rich.console import Console
+
+    from parskel.bench import bench, default_settings, e2e
+
+    if device.shares_host_memory:
+        monkeypatch.setattr(type(device), "shares_host_memory", property(lambda self: False))
+    monkeypatch.setattr(staging, "SLOT_BYTES", 1 << 20)
+    made = []
+    real = type(device).empty_pinned
+    monkeypatch.setattr(type(device), "empty_pinned", lambda self, *a: made.append(a) or real(self, *a))
+    sizes = {"e2e.map": (1 << 19,), "e2e.reduce": (1 << 19,)}
+    settings = dataclasses.replace(
+        default_settings(["e2e"], sizes=sizes, reps=2, warmup=1, peers=frozenset()), families=tuple(sizes)
+    )
+    outcome = bench([device], settings, out=tmp_path, report=False, console=Console(quiet=True))
+    locked = [r for r in outcome.results if r.subject == e2e.LOCKED]
+    assert sorted(r.family for r in locked) == ["e2e.map", "e2e.reduce"]
+    assert all(r.status == "ok" for r in outcome.results), [(r.family, r.subject, r.message) for r in outcome.results]
+    assert any("e2e.map 2^19" in n and "from page-locked memory" in n for n in outcome.notes), outcome.notes
+    inputs = [a for a in made if a == ((1 << 19,), np.dtype(np.float32))]
+    assert len(inputs) == 2  # one copy of each family's input, however many calls

@@ -54,19 +54,33 @@ _host_copies: dict[tuple[str, str, int], list[float]] = {}
 
 
 def subjects(family: str, devices: Sequence[Device], chosen: set[str], notes: list[str]) -> list[Subject]:
-    """parskel's call on each device, then NumPy's, CuPy's and PyTorch's; the link of each
-    device (not sharing host memory) is measured first, into ``notes``."""
+    """parskel's call on each device (for the streamed families on a device that does not share
+    host memory, also from a page-locked copy of the input), then NumPy's, CuPy's and PyTorch's;
+    the link of each device (not sharing host memory) is measured first, into ``notes``."""
     for device in devices:
         _measure_link(device, notes)
     found = [_parskel(family, device) for device in devices]
+    found += [_parskel(family, device, locked=True) for device in devices if _locks(family, device)]
     base = PEER_FAMILIES[family]
     peers = peer_lib.host_subjects(base, chosen & {"numpy"}, notes)
     peers += peer_lib.gpu_peers(base, chosen & {"cupy", "torch"}, notes)
     return found + [dataclasses.replace(peer, family=family) for peer in peers]
 
 
-def _parskel(family: str, device: Device) -> Subject:
-    """The public call, its time split by the device's events."""
+#: The subject that calls on a page-locked copy of the input (see :func:`_parskel`).
+LOCKED = "parskel_page_locked"
+
+
+def _locks(family: str, device: Device) -> bool:
+    """Whether ``family`` on ``device`` is also timed from page-locked memory: a streamed
+    family (`Map`, `Reduce`) on a device that copies host arrays over a link."""
+    return family in STREAMED and not device.shares_host_memory
+
+
+def _parskel(family: str, device: Device, *, locked: bool = False) -> Subject:
+    """The public call, its time split by the device's events. With ``locked``, the same call on
+    a copy of the input in the device's page-locked memory (``Device.empty_pinned``), made once
+    per input outside the timing: what the call reaches when the host copies nothing."""
     import parskel as ps
 
     square, total = ps.Map(_SQUARE), ps.Reduce(_ADD, identity=0)
@@ -78,6 +92,8 @@ def _parskel(family: str, device: Device) -> Subject:
         "e2e.matmul": lambda i: ps.matmul(i[0], i[1]),
     }
     call = calls[family]
+    if locked:
+        call = _on_page_locked(device, call)
 
     def run(inputs: Inputs) -> tuple[Any, Timing]:
         with ps.using(device), watch() as runs, device.record() as rec:
@@ -87,7 +103,25 @@ def _parskel(family: str, device: Device) -> Subject:
         return result, rec.timing
 
     plain = unrecorded(device, call)
+    if locked:
+        return Subject(family, LOCKED, "variant", device.id, run, params="input in page-locked memory", plain=plain)
     return Subject(family, "parskel", "variant", device.id, run, default_at=lambda size: True, plain=plain)
+
+
+def _on_page_locked(device: Device, call: Callable[[Inputs], Any]) -> Callable[[Inputs], Any]:
+    """``call`` on a page-locked copy of its first input, made when a new input comes (the last
+    one is kept, with the input it copies)."""
+    kept: list[Any] = [None, None]  # the input, its page-locked copy
+
+    def on_copy(inputs: Inputs) -> Any:
+        if kept[0] is not inputs[0]:
+            kept[:] = [None, None]  # the old copy goes before the new one is made
+            copy = device.empty_pinned(inputs[0].shape, inputs[0].dtype)
+            copy[...] = inputs[0]
+            kept[:] = [inputs[0], copy]
+        return call((kept[1], *inputs[1:]))
+
+    return on_copy
 
 
 def _measure_link(device: Device, notes: list[str]) -> None:
@@ -110,7 +144,8 @@ def conclusions(results: Sequence[Result]) -> list[str]:
             continue
         case = CASES[r.family]
         label = f"{r.size}" if case.size_label != "elements" else f"2^{r.size.bit_length() - 1}"
-        text = f"{r.family} {label} on {r.where}: {r.e2e * 1e3:.2f} ms end to end"
+        source = ", from page-locked memory" if r.subject == LOCKED else ""
+        text = f"{r.family} {label} on {r.where}{source}: {r.e2e * 1e3:.2f} ms end to end"
         if r.upload is not None and r.kernel is not None and r.download is not None:
             copied = statistics.median(_host_copies.get((r.family, r.where, r.size)) or [0.0])
             parts = [("upload", r.upload), ("kernels", r.kernel), ("download", r.download)]
