@@ -49,8 +49,8 @@ _ADD = "float add(float a, float b) { return a + b; }"
 # the link of each device measured in this process: figure name ("upload, pinned") -> GB/s
 _links: dict[str, dict[str, float]] = {}
 # the host's seconds copying into and out of pinned memory in each parskel call, by (family,
-# device, size): device events do not see them
-_host_copies: dict[tuple[str, str, int], list[float]] = {}
+# subject, device, size): device events do not see them
+_host_copies: dict[tuple[str, str, str, int], list[float]] = {}
 
 
 def subjects(family: str, devices: Sequence[Device], chosen: set[str], notes: list[str]) -> list[Subject]:
@@ -92,20 +92,21 @@ def _parskel(family: str, device: Device, *, locked: bool = False) -> Subject:
         "e2e.matmul": lambda i: ps.matmul(i[0], i[1]),
     }
     call = calls[family]
+    name = LOCKED if locked else "parskel"
     if locked:
         call = _on_page_locked(device, call)
 
     def run(inputs: Inputs) -> tuple[Any, Timing]:
         with ps.using(device), watch() as runs, device.record() as rec:
             result = call(inputs)
-        key = (family, device.id, int(inputs[0].shape[0]))
+        key = (family, name, device.id, int(inputs[0].shape[0]))
         _host_copies.setdefault(key, []).append(sum(r.host_copies for r in runs))
         return result, rec.timing
 
     plain = unrecorded(device, call)
     if locked:
-        return Subject(family, LOCKED, "variant", device.id, run, params="input in page-locked memory", plain=plain)
-    return Subject(family, "parskel", "variant", device.id, run, default_at=lambda size: True, plain=plain)
+        return Subject(family, name, "variant", device.id, run, params="input in page-locked memory", plain=plain)
+    return Subject(family, name, "variant", device.id, run, default_at=lambda size: True, plain=plain)
 
 
 def _on_page_locked(device: Device, call: Callable[[Inputs], Any]) -> Callable[[Inputs], Any]:
@@ -147,7 +148,7 @@ def conclusions(results: Sequence[Result]) -> list[str]:
         source = ", from page-locked memory" if r.subject == LOCKED else ""
         text = f"{r.family} {label} on {r.where}{source}: {r.e2e * 1e3:.2f} ms end to end"
         if r.upload is not None and r.kernel is not None and r.download is not None:
-            copied = statistics.median(_host_copies.get((r.family, r.where, r.size)) or [0.0])
+            copied = statistics.median(_host_copies.get((r.family, r.subject, r.where, r.size)) or [0.0])
             parts = [("upload", r.upload), ("kernels", r.kernel), ("download", r.download)]
             if copied:
                 parts.append(("host copies to and from pinned memory", copied))
