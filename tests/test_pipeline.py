@@ -17,6 +17,7 @@ from parskel.algorithms import pipelined as algorithms_pipelined
 from parskel.errors import ArgumentError, DeviceMemoryError, ShapeError
 from parskel.pipeline import Need, Pipeline, budget, chunk_length, parse_bytes, staging, watch
 from parskel.pipeline.budget import MIN_CAP
+from parskel.runtime import hostpool
 from parskel.skeletons.map import Elementwise
 from parskel.skeletons.reduce import Reduction
 from parskel.skeletons.scan import Scan
@@ -504,26 +505,54 @@ def test_page_locked_arrays_skip_the_slots(dev, rng):
 
 
 def test_a_staged_result_is_page_locked_where_the_device_offers_it(device, rng):
-    """On CUDA a large result of a staged call comes back in page-locked memory (written by
-    the device with no host copy) while such results alive stay under their share of the host's
-    memory; then in ordinary memory. Elsewhere results are ordinary arrays."""
+    """A large result of a staged call comes back in page-locked memory (written by the device
+    with no host copy), on both GPU backends, while such results alive stay under their share
+    of the host's memory; small results are ordinary arrays. A device that works in host memory
+    stages nothing and hands out ordinary arrays."""
     keys = rng.integers(0, 1 << 32, 3 << 20, dtype=np.uint32)
     with ps.using(device), ps.max_device_memory("4MiB"):
         got = ps.sort(keys)
     assert np.array_equal(got, np.sort(keys))
-    if device.backend != "cuda":
+    if device.shares_host_memory:
         assert not device.is_pinned(got)
-        pytest.skip(f"{device.id} hands out ordinary result arrays")
-    from parskel.runtime import cuda
-
+        pytest.skip(f"{device.id} works in host memory: its results are ordinary arrays")
     assert device.is_pinned(got)
-    held = cuda._pinned_results[0]
+    held = hostpool.pinned_results_live()
     assert held >= got.nbytes
     del got
-    assert cuda._pinned_results[0] == held - keys.nbytes
+    assert hostpool.pinned_results_live() == held - keys.nbytes
     with ps.using(device):
         small = ps.sort(keys[: 1 << 10])
     assert not device.is_pinned(small)
+
+
+def test_an_opencl_device_reuses_the_page_locked_blocks_of_freed_results(device, monkeypatch, rng):
+    """On an OpenCL device that copies over a link (here, where the device works in host memory,
+    one made to copy like a GPU), a staged call's large result is the device's page-locked
+    memory, counted as live until it goes; its block then serves the next result of its size."""
+    if device.backend != "opencl":
+        pytest.skip(f"{device.id}: CUDA's page-locked results come from CuPy's pool")
+    if device.shares_host_memory:
+        monkeypatch.setattr(type(device), "shares_host_memory", property(lambda self: False))
+    monkeypatch.setattr(staging, "SLOT_BYTES", 1 << 20)
+    x = rng.random(3 << 20, dtype=np.float32)  # 12 MiB: a page-locked result
+    square = ps.Map(SQUARE)
+    before = hostpool.pinned_results_live()
+    with ps.using(device):
+        first = square(x)
+        assert device.is_pinned(first) and np.array_equal(first, x * x)
+        assert hostpool.pinned_results_live() == before + first.nbytes
+        address = first.ctypes.data
+        del first
+        assert hostpool.pinned_results_live() == before
+        second = square(x[::-1].copy())
+    assert device.is_pinned(second) and second.ctypes.data == address  # the freed block again
+    assert np.array_equal(second, x[::-1] * x[::-1])
+    view = second[5:]
+    del second
+    assert hostpool.pinned_results_live() == before + view.base.nbytes  # a view keeps it live
+    del view
+    assert hostpool.pinned_results_live() == before
 
 
 # the e2e benchmark --------------------------------------------------------------------------------

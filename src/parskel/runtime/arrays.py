@@ -107,17 +107,20 @@ def returner(like: Any) -> Callable[[Any], Any]:
 
 
 def based_on(array: Any, kind: type) -> bool:
-    """Whether ``array``, or what it is a view of (and so on down its ``base`` chain), is a
-    ``kind``: how a backend tells host arrays over its own page-locked memory.
+    """Whether ``array``, or what it is a view of (and so on down its ``base`` chain, through
+    the objects that memoryviews export), is a ``kind``: how a backend tells host arrays over
+    its own page-locked memory.
 
     >>> base = np.zeros(4)
     >>> based_on(base[1:], np.ndarray), based_on(base[1:], bytes)
     (True, False)
+    >>> based_on(np.frombuffer(b"abcd", np.uint8), bytes)  # NumPy's memoryview of the bytes
+    True
     """
     while array is not None:
         if isinstance(array, kind):
             return True
-        array = getattr(array, "base", None)
+        array = array.obj if isinstance(array, memoryview) else getattr(array, "base", None)
     return False
 
 

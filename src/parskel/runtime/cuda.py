@@ -23,7 +23,6 @@ import math
 import re
 import struct
 import threading
-import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
@@ -31,7 +30,7 @@ import numpy as np
 
 from ..errors import DeviceMemoryError, LaunchError, ParskelError
 from . import hostpool
-from .arrays import based_on, host_address, host_memory_bytes, is_device_array
+from .arrays import based_on, host_address, is_device_array
 from .base import (
     NOTHING,
     Backend,
@@ -77,23 +76,6 @@ _FUNC_MAX_DYNAMIC_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 _cupy: Any = None
 _import_error = ""
 R = TypeVar("R")
-
-
-#: Results of staged operations of this many bytes and more are page-locked (see
-#: :meth:`CUDADevice.host_result`): the device writes them at the link's speed, while a pageable
-#: result costs a host copy out of a staging slot (and, when new, the host's page faults).
-PINNED_RESULT_BYTES = 4 << 20
-#: The most of the host's memory that live page-locked results may hold at once.
-PINNED_RESULT_SHARE = 0.25
-_pinned_results = [0]  # bytes of page-locked results alive now
-
-
-def _pinned_result_limit() -> int:
-    return int(PINNED_RESULT_SHARE * host_memory_bytes())  # 0 where the host does not say: none
-
-
-def _pinned_result_freed(nbytes: int) -> None:
-    _pinned_results[0] -= nbytes
 
 
 def _cp() -> Any:
@@ -515,20 +497,19 @@ class CUDADevice(Device):
         return based_on(array, _cp().cuda.pinned_memory.PinnedMemoryPointer)
 
     def host_result(self, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
-        """Page-locked memory from CuPy's pinned pool for a result of at least
-        :data:`PINNED_RESULT_BYTES`, while the results handed out so far and still alive hold
-        at most :data:`PINNED_RESULT_SHARE` of the host's memory; ordinary memory otherwise.
-        Freed results go back to the pool, so repeated calls reuse their memory."""
+        """Page-locked memory from CuPy's pinned pool for a result where
+        :func:`~parskel.runtime.hostpool.pinned_result_room` allows it (4 MiB or more, while
+        live page-locked results hold at most a quarter of the host's memory); ordinary memory
+        otherwise. Freed results go back to the pool, so repeated calls reuse their memory."""
         dims = (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
         nbytes = math.prod(dims) * np.dtype(dtype).itemsize
-        if nbytes < PINNED_RESULT_BYTES or _pinned_results[0] + nbytes > _pinned_result_limit():
+        if not hostpool.pinned_result_room(nbytes):
             return hostpool.empty(dims, dtype)
         try:
             array = self.empty_pinned(dims, dtype)
         except DeviceMemoryError:  # the host would not lock more memory: an ordinary result
             return hostpool.empty(dims, dtype)
-        _pinned_results[0] += nbytes
-        weakref.finalize(array, _pinned_result_freed, nbytes)
+        hostpool.pinned_result_made(array, nbytes)
         return array
 
     # device arrays ------------------------------------------------------------------------

@@ -94,6 +94,48 @@ def empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     return raw.view(dtype).reshape(dims)
 
 
+# page-locked results ----------------------------------------------------------------------------
+
+#: Results of staged operations of this many bytes and more come back in page-locked memory where
+#: the device offers it (:meth:`parskel.runtime.Device.host_result`): the device writes them at the
+#: link's speed, while a pageable result costs a host copy out of a staging slot (and, when new,
+#: the host's page faults).
+PINNED_RESULT_BYTES = 4 << 20
+#: The most of the host's memory that live page-locked results may hold at once, over all devices.
+PINNED_RESULT_SHARE = 0.25
+_pinned_live = [0]  # bytes of page-locked results alive now
+
+
+def pinned_result_room(nbytes: int) -> bool:
+    """Whether a result of ``nbytes`` may come back in page-locked memory: it is at least
+    :data:`PINNED_RESULT_BYTES`, and with it the live page-locked results hold at most
+    :data:`PINNED_RESULT_SHARE` of the host's memory (none where the host does not say).
+
+    >>> pinned_result_room(PINNED_RESULT_BYTES - 1)
+    False
+    """
+    from .arrays import host_memory_bytes
+
+    limit = int(PINNED_RESULT_SHARE * host_memory_bytes())
+    return nbytes >= PINNED_RESULT_BYTES and _pinned_live[0] + nbytes <= limit
+
+
+def pinned_result_made(owner: Any, nbytes: int) -> None:
+    """Count ``nbytes`` of page-locked results as live until ``owner`` (the object at the end of
+    the result's ``base`` chain, which every view of it keeps alive) is gone."""
+    _pinned_live[0] += nbytes
+    weakref.finalize(owner, _pinned_result_freed, nbytes)
+
+
+def pinned_results_live() -> int:
+    """Bytes of page-locked results alive now."""
+    return _pinned_live[0]
+
+
+def _pinned_result_freed(nbytes: int) -> None:
+    _pinned_live[0] -= nbytes
+
+
 def idle_bytes() -> int:
     """Bytes that freed mappings keep for reuse now."""
     with _lock:

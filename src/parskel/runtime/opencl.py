@@ -12,14 +12,17 @@ import collections
 import contextlib
 import os
 import re
+import threading
 import time
 import warnings
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import BackendUnavailableError, DeviceMemoryError, LaunchError, ParskelError
+from . import hostpool
 from .arrays import based_on, host_address
 from .base import (
     Backend,
@@ -216,6 +219,10 @@ class OpenCLDevice(Device):
         # a sub-device's number where its programs must be built apart from its siblings' (see
         # apart_builds), else None
         self._build_tag = build_tag
+        # page-locked blocks of freed results, by size, for the next results (see host_result)
+        self._result_blocks: dict[int, list[np.ndarray]] = {}
+        self._returned_blocks: collections.deque[np.ndarray] = collections.deque()  # (appends are atomic)
+        self._result_lock = threading.Lock()
 
     @property
     def queue(self) -> Any:
@@ -306,6 +313,42 @@ class OpenCLDevice(Device):
 
     def is_pinned(self, array: np.ndarray) -> bool:
         return based_on(array, cl.MemoryMap)
+
+    def host_result(self, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+        """On a device that copies host arrays over a link, page-locked memory (a mapped buffer
+        allocated in host memory, as :meth:`empty_pinned`) for a result where
+        :func:`~parskel.runtime.hostpool.pinned_result_room` allows it; ordinary memory
+        otherwise. A freed result's block stays mapped and serves the next result of its size
+        (in :data:`~parskel.runtime.hostpool.GRAIN` steps): mapping new page-locked memory costs
+        the host more than the copy it saves. At most two freed blocks of a size wait, and no
+        more bytes than :func:`~parskel.runtime.hostpool.idle_limit` in all."""
+        dims = (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
+        nbytes = int(np.prod(dims, dtype=np.int64)) * np.dtype(dtype).itemsize
+        if self.shares_host_memory or np.dtype(dtype).hasobject or not hostpool.pinned_result_room(nbytes):
+            return hostpool.empty(dims, dtype)
+        size = -(-nbytes // hostpool.GRAIN) * hostpool.GRAIN
+        try:
+            block = self._result_block(size)
+        except DeviceMemoryError:  # the host would not lock more memory: an ordinary result
+            return hostpool.empty(dims, dtype)
+        raw = np.frombuffer(memoryview(block.data), np.uint8, nbytes)  # its base: a memoryview of the block
+        hostpool.pinned_result_made(raw.base, nbytes)
+        weakref.finalize(raw.base, self._returned_blocks.append, block)
+        return raw.view(dtype).reshape(dims)
+
+    def _result_block(self, size: int) -> np.ndarray:
+        """A page-locked block of ``size`` bytes: one a freed result left, else a new one."""
+        with self._result_lock:
+            while self._returned_blocks:
+                block = self._returned_blocks.popleft()
+                kept = self._result_blocks.setdefault(block.nbytes, [])
+                idle = sum(b.nbytes for blocks in self._result_blocks.values() for b in blocks)
+                if len(kept) < 2 and idle + block.nbytes <= hostpool.idle_limit():
+                    kept.append(block)  # (a block not kept is unmapped as it goes)
+            free = self._result_blocks.get(size)
+            if free:
+                return free.pop()
+        return self.empty_pinned(size, np.uint8)
 
     def partition(self, parts: int) -> list[Device]:
         found = self._partitions.get(parts)
