@@ -34,6 +34,7 @@ import numpy as np
 import pyopencl as cl
 
 import parskel as ps
+from parskel.cli.common import log2_sizes
 from parskel.skeletons.map import _launch
 
 CALLS = 80
@@ -99,7 +100,7 @@ def subjects(dev: ps.Device, square: ps.Map, x: np.ndarray) -> dict[str, Callabl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="opencl:0:0")
-    parser.add_argument("--log2", default="4,20", help="log2 of the element counts, comma-separated")
+    parser.add_argument("--log2", default="4,20", type=log2_sizes, help="log2 of the element counts, comma-separated")
     parser.add_argument("--flush-mib", type=int, default=32, help="MiB read before each cold call")
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
@@ -109,7 +110,7 @@ def main() -> None:
     other = np.random.default_rng(1).random((args.flush_mib << 20) // 4, dtype=np.float32)
     square = ps.Map("float square(float x) { return x * x; }")
     print(f"Map x*x on {dev.id}; medians of {CALLS} calls in us; cold: {args.flush_mib} MiB read before each call")
-    for log2 in (int(v) for v in args.log2.split(",")):
+    for log2 in args.log2:
         x = np.random.default_rng(2).random(1 << log2, dtype=np.float32)
         calls = subjects(dev, square, x)
         with ps.using(dev):

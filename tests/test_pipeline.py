@@ -28,14 +28,20 @@ FADD = "float add(float a, float b) { return a + b; }"
 IADD = "int add(int a, int b) { return a + b; }"
 
 
+def _copying_like_a_gpu(device, monkeypatch, slot_bytes):
+    """``device`` made to copy host arrays over a link as a GPU does (a device that works in
+    host memory is told it does not), through pinned slots of ``slot_bytes``."""
+    if device.shares_host_memory:
+        monkeypatch.setattr(type(device), "shares_host_memory", property(lambda self: False))
+    monkeypatch.setattr(staging, "SLOT_BYTES", slot_bytes)
+
+
 @pytest.fixture(params=["as-is", "staged"])
 def dev(request, device, monkeypatch):
     """The device, or (``staged``) the device copying through pinned slots of 64 KiB as a GPU
     does, with its own queues for uploads and downloads."""
     if request.param == "staged":
-        if device.shares_host_memory:
-            monkeypatch.setattr(type(device), "shares_host_memory", property(lambda self: False))
-        monkeypatch.setattr(staging, "SLOT_BYTES", 64 << 10)
+        _copying_like_a_gpu(device, monkeypatch, 64 << 10)
     with ps.using(device), ps.max_device_memory(CAP):
         yield device
 
@@ -532,9 +538,7 @@ def test_an_opencl_device_reuses_the_page_locked_blocks_of_freed_results(device,
     memory, counted as live until it goes; its block then serves the next result of its size."""
     if device.backend != "opencl":
         pytest.skip(f"{device.id}: CUDA's page-locked results come from CuPy's pool")
-    if device.shares_host_memory:
-        monkeypatch.setattr(type(device), "shares_host_memory", property(lambda self: False))
-    monkeypatch.setattr(staging, "SLOT_BYTES", 1 << 20)
+    _copying_like_a_gpu(device, monkeypatch, 1 << 20)
     x = rng.random(3 << 20, dtype=np.float32)  # 12 MiB: a page-locked result
     square = ps.Map(SQUARE)
     before = hostpool.pinned_results_live()
@@ -625,9 +629,7 @@ def test_map_of_page_locked_arrays_in_finer_chunks(device, monkeypatch, rng):
     (nothing to download, so nothing to gain) keeps the chunks of a slot too."""
     budget_module = importlib.import_module("parskel.pipeline.budget")  # (parskel.pipeline.budget is a function)
 
-    if device.shares_host_memory:
-        monkeypatch.setattr(type(device), "shares_host_memory", property(lambda self: False))
-    monkeypatch.setattr(staging, "SLOT_BYTES", 1 << 20)
+    _copying_like_a_gpu(device, monkeypatch, 1 << 20)
     monkeypatch.setattr(budget_module, "PINNED_CHUNK_BYTES", 16 << 10)
     n = 400_003  # 1.6 MB: over STAGING_MIN, so that the calls are staged
     x = device.empty_pinned(n, np.float32)
@@ -655,9 +657,7 @@ def test_the_e2e_group_also_times_map_and_reduce_from_page_locked_memory(device,
 
     from parskel.bench import bench, default_settings, e2e
 
-    if device.shares_host_memory:
-        monkeypatch.setattr(type(device), "shares_host_memory", property(lambda self: False))
-    monkeypatch.setattr(staging, "SLOT_BYTES", 1 << 20)
+    _copying_like_a_gpu(device, monkeypatch, 1 << 20)
     made = []
     real = type(device).empty_pinned
     monkeypatch.setattr(type(device), "empty_pinned", lambda self, *a: made.append(a) or real(self, *a))

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import VariantError
-from ..pipeline import Budget, Need, Pipeline, Route, chunk_length, route
+from ..pipeline import Budget, Need, Pipeline, Route, chunk_length, page_locked, route
 from ..pipeline.budget import IN_FLIGHT, TARGET_CHUNKS
 from ..runtime import Buffer, Device, hostpool
 from . import registry
@@ -83,8 +83,8 @@ def scan(
         )
     out = dev.host_result(x.shape, x.dtype) if way.staged else hostpool.empty(x.shape, x.dtype)
     pipe = Pipeline(dev, "scan", staged=way.staged)
-    pinned = dev.is_pinned(x) and dev.is_pinned(out)  # the device copies both where they lie
-    m = chunk_length(n, Need(1.02 * item, item, SCAN_FIXED), way.within, overlap=way.staged, least=2, pinned=pinned)
+    need = Need(1.02 * item, item, SCAN_FIXED)
+    m = chunk_length(n, need, way.within, overlap=way.staged, least=2, pinned=page_locked(dev, [x, out]))
     carry = dev.alloc(item)
     zero = x.dtype.type(0)
 

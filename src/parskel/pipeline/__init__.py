@@ -28,7 +28,7 @@ from .budget import (
     route,
 )
 from .chunks import Pipeline, Run, watch
-from .staging import Staging, staging_for
+from .staging import Staging, page_locked, staging_for
 
 __all__ = [
     "ENV_VAR",
@@ -43,6 +43,7 @@ __all__ = [
     "cap",
     "chunk_length",
     "max_device_memory",
+    "page_locked",
     "parse_bytes",
     "route",
     "staging_for",

@@ -180,6 +180,17 @@ def staging_for(device: Device) -> Staging:
     return found
 
 
+def page_locked(device: Device, arrays: Sequence[np.ndarray]) -> bool:
+    """Whether every one of ``arrays`` (a call's host arrays) lies in ``device``'s page-locked
+    memory, so that none goes through the slots: such work is cut finer
+    (:func:`~parskel.pipeline.chunk_length`'s ``pinned``).
+
+    >>> page_locked(ps.device(), [np.zeros(4)])
+    False
+    """
+    return all(device.is_pinned(a) for a in arrays)
+
+
 def _runs(device: Device, arrays: Sequence[np.ndarray], *, add: bool) -> Iterator[tuple[bool, list[np.ndarray]]]:
     """``arrays`` in order as runs to copy the same way: ``(True, [a])`` for one the device
     copies where it is (page-locked, contiguous, not added to), ``(False, [...])`` for

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -313,9 +314,28 @@ class Device(ABC):
 
     def host_result(self, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
         """A host array for a result that comes back through the device's staging
-        (:mod:`parskel.pipeline`): ordinary memory here; a backend may hand out page-locked
-        memory, which the device then writes at the link's speed with no copy on the host."""
-        return hostpool.empty(shape, dtype)
+        (:mod:`parskel.pipeline`): page-locked memory where the backend has it
+        (:meth:`_page_locked_result`), the device copies over a link and
+        :func:`~parskel.runtime.hostpool.pinned_result_room` allows it (4 MiB or more, while
+        live page-locked results hold at most a quarter of the host's memory), which the device
+        then writes at the link's speed with no copy on the host; ordinary memory otherwise,
+        and where the host will not lock more."""
+        dims = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
+        dtype = np.dtype(dtype)
+        nbytes = math.prod(dims) * dtype.itemsize
+        if self.shares_host_memory or dtype.hasobject or not hostpool.pinned_result_room(nbytes):
+            return hostpool.empty(dims, dtype)
+        try:
+            found = self._page_locked_result(dims, dtype, nbytes)
+        except DeviceMemoryError:
+            found = None
+        return hostpool.empty(dims, dtype) if found is None else found
+
+    def _page_locked_result(self, dims: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray | None:
+        """For :meth:`host_result`: a page-locked array of ``dims`` and ``dtype`` (``nbytes``),
+        counted with :func:`~parskel.runtime.hostpool.pinned_result_made`; None where the
+        backend has no page-locked memory to give."""
+        return None
 
     def partition(self, parts: int) -> list[Device]:
         """This device split into ``parts`` devices of its compute units (OpenCL sub-devices),

@@ -496,19 +496,10 @@ class CUDADevice(Device):
     def is_pinned(self, array: np.ndarray) -> bool:
         return based_on(array, _cp().cuda.pinned_memory.PinnedMemoryPointer)
 
-    def host_result(self, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
-        """Page-locked memory from CuPy's pinned pool for a result where
-        :func:`~parskel.runtime.hostpool.pinned_result_room` allows it (4 MiB or more, while
-        live page-locked results hold at most a quarter of the host's memory); ordinary memory
-        otherwise. Freed results go back to the pool, so repeated calls reuse their memory."""
-        dims = (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
-        nbytes = math.prod(dims) * np.dtype(dtype).itemsize
-        if not hostpool.pinned_result_room(nbytes):
-            return hostpool.empty(dims, dtype)
-        try:
-            array = self.empty_pinned(dims, dtype)
-        except DeviceMemoryError:  # the host would not lock more memory: an ordinary result
-            return hostpool.empty(dims, dtype)
+    def _page_locked_result(self, dims: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray:
+        """Page-locked memory from CuPy's pinned pool: a freed result goes back to it, so
+        repeated calls reuse their memory."""
+        array = self.empty_pinned(dims, dtype)
         hostpool.pinned_result_made(array, nbytes)
         return array
 

@@ -314,23 +314,13 @@ class OpenCLDevice(Device):
     def is_pinned(self, array: np.ndarray) -> bool:
         return based_on(array, cl.MemoryMap)
 
-    def host_result(self, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
-        """On a device that copies host arrays over a link, page-locked memory (a mapped buffer
-        allocated in host memory, as :meth:`empty_pinned`) for a result where
-        :func:`~parskel.runtime.hostpool.pinned_result_room` allows it; ordinary memory
-        otherwise. A freed result's block stays mapped and serves the next result of its size
-        (in :data:`~parskel.runtime.hostpool.GRAIN` steps): mapping new page-locked memory costs
-        the host more than the copy it saves. At most two freed blocks of a size wait, and no
-        more bytes than :func:`~parskel.runtime.hostpool.idle_limit` in all."""
-        dims = (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
-        nbytes = int(np.prod(dims, dtype=np.int64)) * np.dtype(dtype).itemsize
-        if self.shares_host_memory or np.dtype(dtype).hasobject or not hostpool.pinned_result_room(nbytes):
-            return hostpool.empty(dims, dtype)
-        size = -(-nbytes // hostpool.GRAIN) * hostpool.GRAIN
-        try:
-            block = self._result_block(size)
-        except DeviceMemoryError:  # the host would not lock more memory: an ordinary result
-            return hostpool.empty(dims, dtype)
+    def _page_locked_result(self, dims: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray:
+        """A mapped buffer allocated in host memory, as :meth:`empty_pinned`. A freed result's
+        block stays mapped and serves the next result of its size (in
+        :data:`~parskel.runtime.hostpool.GRAIN` steps): mapping new page-locked memory costs the
+        host more than the copy it saves. At most two freed blocks of a size wait, and no more
+        bytes than :func:`~parskel.runtime.hostpool.idle_limit` in all."""
+        block = self._result_block(-(-nbytes // hostpool.GRAIN) * hostpool.GRAIN)
         raw = np.frombuffer(memoryview(block.data), np.uint8, nbytes)  # its base: a memoryview of the block
         hostpool.pinned_result_made(raw.base, nbytes)
         weakref.finalize(raw.base, self._returned_blocks.append, block)

@@ -28,7 +28,7 @@ import numpy as np
 from ..containers import RANKS, Vector, of_rank
 from ..containers.base import Container
 from ..errors import DeviceMemoryError, ShapeError
-from ..pipeline import Need, Pipeline, Route, chunk_length, route
+from ..pipeline import Need, Pipeline, Route, chunk_length, page_locked, route
 from ..runtime import Device, hostpool
 from ..runtime import device as select_device
 from .base import Skeleton
@@ -67,7 +67,7 @@ def elementwise(skeleton: Any, arrays: Sequence[Any], extra: tuple[Any, ...], ou
     target = _target(out, shape, out_dtype, skeleton.name, dev if way.staged else None)
     flat_in, flat_out = [x.reshape(-1) for x in xs], target.reshape(-1)
     pipe = Pipeline(dev, skeleton.name, staged=way.staged)
-    m = chunk_length(n, need, way.within, overlap=way.staged, pinned=_pinned(dev, [*xs, target]))
+    m = chunk_length(n, need, way.within, overlap=way.staged, pinned=page_locked(dev, [*xs, target]))
 
     def chunks() -> Iterator[Compute]:
         for lo in range(0, n, m):
@@ -253,12 +253,6 @@ def _route(
         f"{skeleton.name}: {need.total(n)} bytes of device memory do not fit the {way.within.total} allowed "
         f"on {dev.id}, and the call cannot be cut into chunks: {why}"
     )
-
-
-def _pinned(dev: Device, arrays: Sequence[np.ndarray]) -> bool:
-    """Whether every one of a call's host arrays is page-locked memory of ``dev``'s, which the
-    device copies where it is (see :func:`parskel.pipeline.chunk_length`)."""
-    return all(dev.is_pinned(a) for a in arrays)
 
 
 def _scalar_extras(extra: Sequence[Any]) -> bool:
